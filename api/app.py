@@ -1,0 +1,82 @@
+"""The ASGI app: POST /graphql (GraphiQL on GET), GET /healthz, resources in the lifespan."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio.to_thread
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.websockets import WebSocket
+from strawberry.asgi import GraphQL
+from strawberry.http import GraphQLHTTPResponse
+from strawberry.types import ExecutionResult
+
+from api import runtime as runtime_module
+from api.auth import KeyRing
+from api.errors import format_error
+from api.schema import Context, schema
+from graph.settings import Settings
+
+log = logging.getLogger("recollect.app")
+
+
+class RecollectGraphQL(GraphQL[Context, None]):
+    def __init__(self, app_state: Any) -> None:
+        super().__init__(schema, graphql_ide="graphiql")
+        self.app_state = app_state
+
+    async def get_context(self, request: Request | WebSocket, response: Response | None) -> Context:
+        runtime = self.app_state.runtime
+        keyring: KeyRing = self.app_state.keyring
+        principal = keyring.authenticate(request.headers.get("authorization"))
+        return Context(
+            service=runtime.service,
+            principal=principal,
+            max_token_budget=runtime.settings.max_token_budget,
+        )
+
+    async def process_result(
+        self, request: Request | WebSocket, result: ExecutionResult
+    ) -> GraphQLHTTPResponse:
+        data: GraphQLHTTPResponse = {"data": result.data}
+        if result.errors:
+            data["errors"] = [format_error(e) for e in result.errors]
+        if result.extensions:
+            data["extensions"] = result.extensions
+        return data
+
+
+def create_app(settings: Settings | None = None, runtime: Any = None) -> Starlette:
+    """`runtime` may be passed in (tests share one); otherwise the lifespan starts and closes it."""
+    settings = settings or Settings.from_env()
+    keyring = KeyRing(settings.api_keys)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        owned = runtime is None
+        # started on this thread on purpose: the engine child dies with the thread that forked it
+        app.state.runtime = runtime or runtime_module.start(settings)
+        try:
+            yield
+        finally:
+            if owned:
+                await anyio.to_thread.run_sync(app.state.runtime.close)
+
+    async def healthz(request: Request) -> JSONResponse:
+        rt = getattr(request.app.state, "runtime", None)
+        if rt is None:
+            return JSONResponse({"status": "starting"}, status_code=503)
+        body = await anyio.to_thread.run_sync(rt.health)
+        return JSONResponse(body, status_code=200 if body["status"] == "ok" else 503)
+
+    app = Starlette(lifespan=lifespan, routes=[Route("/healthz", healthz)])
+    app.state.keyring = keyring
+    graphql_app = RecollectGraphQL(app.state)
+    app.add_route("/graphql", graphql_app)
+    return app

@@ -1,0 +1,260 @@
+"""The `recollect` command: serve, ingest a JSONL file, ask for context.
+
+`ingest` and `context` run the service in-process on the data directory (the engine lock makes
+them fail clearly while a server holds the same directory).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import json
+import logging
+import sys
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from graph.errors import InvalidInput, RecollectError
+from graph.ingest import NewMemory, validate
+from graph.settings import Settings
+
+log = logging.getLogger("recollect.cli")
+
+FIELDS = {
+    "userId": "user_id",
+    "text": "text",
+    "speaker": "speaker",
+    "sessionId": "session_id",
+    "occurredAt": "occurred_at",
+    "externalId": "external_id",
+    "importance": "importance",
+    "pinned": "pinned",
+    "category": "category",
+    "factType": "fact_type",
+}
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    return Settings.from_env(
+        data_dir=getattr(args, "data_dir", None),
+        host=getattr(args, "host", None),
+        port=getattr(args, "port", None),
+    )
+
+
+def serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from api.app import create_app
+    from api.auth import KeyRing
+
+    settings = _settings(args)
+    if not KeyRing(settings.api_keys).enabled:
+        if not _is_loopback(settings.host):
+            print(
+                f"refusing to listen on {settings.host}: no API keys are configured "
+                "(set RECOLLECT_API_KEYS, or listen on 127.0.0.1)",
+                file=sys.stderr,
+            )
+            return 2
+        log.warning("no API keys configured: listening on loopback only, every user open")
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info")
+    return 0
+
+
+def parse_line(line: str, user: str | None, number: int) -> NewMemory:
+    try:
+        raw = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"line {number}", f"is not JSON ({exc.msg})") from None
+    if not isinstance(raw, dict):
+        raise InvalidInput(f"line {number}", "must be a JSON object (one MemoryInput)")
+    unknown = sorted(set(raw) - set(FIELDS))
+    if unknown:
+        raise InvalidInput(f"line {number}", f"unknown fields {unknown}; allowed {sorted(FIELDS)}")
+    values: dict[str, Any] = {FIELDS[k]: v for k, v in raw.items()}
+    if user is not None:
+        values["user_id"] = user
+    if "user_id" not in values:
+        raise InvalidInput(f"line {number}.userId", "is missing (or pass --user)")
+    occurred = values.get("occurred_at")
+    if occurred is not None:
+        try:
+            stamp = datetime.fromisoformat(str(occurred))
+        except ValueError:
+            raise InvalidInput(
+                f"line {number}.occurredAt", f"{occurred!r} is not ISO 8601"
+            ) from None
+        if stamp.tzinfo is None:
+            stamp = stamp.replace(tzinfo=UTC)
+        values["occurred_at"] = stamp.timestamp()
+    for name, kind in (("text", str), ("importance", int), ("pinned", bool)):
+        if name in values and values[name] is not None and not isinstance(values[name], kind):
+            raise InvalidInput(f"line {number}.{name}", f"must be a {kind.__name__}")
+    return NewMemory(**values)
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if line.strip():
+                yield number, line
+
+
+def ingest(args: argparse.Namespace) -> int:
+    from rich.progress import Progress
+
+    from api.runtime import start
+
+    path = Path(args.file)
+    if not path.is_file():
+        print(f"no such file: {path}", file=sys.stderr)
+        return 2
+    settings = _settings(args)
+    total = sum(1 for _ in _lines(path))
+    summary: Counter[str] = Counter()
+    reasons: list[str] = []
+    runtime = start(settings)
+    try:
+        service = runtime.service
+        batch: list[tuple[int, NewMemory]] = []
+
+        def flush() -> None:
+            if not batch:
+                return
+            result = service.remember_many([m for _, m in batch])
+            for created in result.created:
+                summary["accepted" if created else "duplicate"] += 1
+            batch.clear()
+
+        with Progress(transient=False) as progress:
+            task = progress.add_task(f"ingesting {path.name}", total=total)
+            for number, line in _lines(path):
+                try:
+                    memory = validate(
+                        parse_line(line, args.user, number),
+                        settings.max_text_chars,
+                        prefix=f"line {number}.",
+                    )
+                    batch.append((number, memory))
+                except InvalidInput as exc:
+                    summary["rejected"] += 1
+                    reasons.append(str(exc))
+                if len(batch) >= args.batch_size:
+                    flush()
+                progress.advance(task)
+            flush()
+    finally:
+        runtime.close()
+    print(
+        f"accepted {summary['accepted']}, duplicate {summary['duplicate']}, "
+        f"rejected {summary['rejected']}"
+    )
+    for reason in reasons:
+        print(f"  rejected: {reason}")
+    return 1 if summary["rejected"] else 0
+
+
+def context(args: argparse.Namespace) -> int:
+    from api.runtime import start
+    from graph.retrieval import ContextRequest, retrieve
+
+    settings = _settings(args)
+    runtime = start(settings)
+    try:
+        result = retrieve(
+            runtime.service,
+            ContextRequest(
+                user_id=args.user,
+                message=args.message,
+                max_memories=args.max_memories,
+                token_budget=args.token_budget,
+            ),
+        )
+    finally:
+        runtime.close()
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "text": result.text,
+                    "tokens": result.tokens,
+                    "seeds": result.seeds,
+                    "memories": [
+                        {
+                            "id": s.memory.id,
+                            "text": s.memory.text,
+                            "score": round(s.score, 4),
+                            "via": list(s.via),
+                        }
+                        for s in result.memories
+                    ],
+                },
+                indent=2,
+            )
+        )
+    else:
+        print(result.text)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="recollect", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def data_dir(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--data-dir", help="data directory (default ./recollect-data)")
+
+    p = sub.add_parser("serve", help="start the GraphQL service")
+    p.add_argument("--host", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, help="port (default 8000)")
+    data_dir(p)
+    p.set_defaults(func=serve)
+
+    p = sub.add_parser("ingest", help="remember every MemoryInput of a JSONL file")
+    p.add_argument("file")
+    p.add_argument("--user", help="user id for every line (overrides userId)")
+    p.add_argument("--batch-size", type=int, default=128)
+    data_dir(p)
+    p.set_defaults(func=ingest)
+
+    p = sub.add_parser("context", help="print the context block for a message")
+    p.add_argument("message")
+    p.add_argument("--user", required=True)
+    p.add_argument("--max-memories", type=int, default=8)
+    p.add_argument("--token-budget", type=int)
+    p.add_argument("--json", action="store_true", help="print JSON instead of the text block")
+    data_dir(p)
+    p.set_defaults(func=context)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except RecollectError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,35 @@
+"""The one place where exceptions become GraphQL errors with `extensions.code`.
+
+RecollectError subclasses carry their code; GraphQL's own coercion and validation errors (a
+malformed DateTime, a wrong type, an unknown field) are the client's fault: BAD_USER_INPUT. Anything
+else is an internal error whose message is masked (it is logged with its traceback).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from graphql import GraphQLError
+
+from graph.errors import RecollectError
+
+log = logging.getLogger("recollect.api")
+
+
+def format_error(error: GraphQLError) -> dict[str, Any]:
+    formatted: dict[str, Any] = dict(error.formatted)
+    original = error.original_error
+    if isinstance(original, RecollectError):
+        code = original.code
+        formatted["message"] = str(original)
+    elif original is None or isinstance(original, (ValueError, TypeError)) and not error.path:
+        code = "BAD_USER_INPUT"
+    else:
+        log.error("unhandled error in %s", error.path, exc_info=original)
+        code = "INTERNAL_SERVER_ERROR"
+        formatted["message"] = "internal error"
+    extensions = dict(formatted.get("extensions") or {})
+    extensions["code"] = code
+    formatted["extensions"] = extensions
+    return formatted

@@ -1,0 +1,105 @@
+"""Builds and closes every resource of a running service in one place: the engine (embedded child
+process or a Bolt server), the executor, the vector store, the spaCy pipeline, the embedder and the
+memory service. Used by the starlette lifespan and by the CLI.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from extraction.embedder import Embedder
+from extraction.extractor import Extractor
+from graph.engine import EmbeddedEngine
+from graph.executor import BoltExecutor, Executor, FalkorExecutor
+from graph.service import MemoryService
+from graph.settings import Settings
+from graph.store import Store
+from graph.vectors import VectorStore
+
+log = logging.getLogger("recollect.runtime")
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    executor: Executor
+    service: MemoryService
+    engine: EmbeddedEngine | None = None
+    started_at: float = field(default_factory=time.time)
+    reconcile: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def engine_kind(self) -> str:
+        return "embedded-falkordb" if self.engine else "bolt"
+
+    def health(self) -> dict[str, Any]:
+        engine_ok = self.executor.ping() and (self.engine is None or self.engine.alive())
+        return {
+            "status": "ok" if engine_ok else "degraded",
+            "engine": {"kind": self.engine_kind, "ok": engine_ok},
+            "models": {
+                "embedding": self.service.embedder.model_id,
+                "spacy": self.service.extractor.nlp.meta.get("name", "unknown"),
+            },
+            "reconcile": self.reconcile,
+        }
+
+    def close(self) -> None:
+        try:
+            self.service.close()
+        finally:
+            self.executor.close()
+            if self.engine is not None:
+                self.engine.stop()
+
+
+def start(
+    settings: Settings,
+    extractor: Extractor | None = None,
+    embedder: Embedder | None = None,
+) -> Runtime:
+    """Starts the engine and loads the models; the models may be passed in to share them."""
+    engine: EmbeddedEngine | None = None
+    executor: Executor
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    if settings.graph_uri:
+        executor = BoltExecutor(
+            settings.graph_uri,
+            settings.graph_user,
+            settings.graph_password,
+            engine="neo4j",
+        )
+        if not executor.ping():
+            executor.close()
+            from graph.errors import StoreUnavailable
+
+            raise StoreUnavailable(f"cannot reach the graph server at {settings.graph_uri}")
+    else:
+        engine = EmbeddedEngine(settings.data_dir, bolt_port=settings.bolt_port)
+        engine.start()
+        executor = FalkorExecutor("127.0.0.1", engine.port, settings.graph_name)
+    try:
+        executor.apply_schema()
+        extractor = extractor or Extractor.load()
+        embedder = embedder or Embedder()
+        vectors = VectorStore(settings.data_dir / "vectors", embedder.dimensions, embedder.model_id)
+        service = MemoryService(
+            Store(executor),
+            vectors,
+            extractor,
+            embedder,
+            max_text_chars=settings.max_text_chars,
+            max_batch=settings.max_batch,
+        )
+        report = service.reconcile()
+    except BaseException:
+        executor.close()
+        if engine is not None:
+            engine.stop()
+        raise
+    runtime = Runtime(settings, executor, service, engine)
+    runtime.reconcile = report.__dict__
+    return runtime

@@ -1,0 +1,23 @@
+// Forgets one memory: removes it from the evidence of the relations it backs, deletes relations and
+// entities left without evidence, recounts the mentions of the entities it touched, then deletes it.
+MATCH (m:Memory {user_id: $user_id, id: $id})
+OPTIONAL MATCH (m)-[:MENTIONS]->(e:Entity)
+WITH m, collect(e) AS entities
+OPTIONAL MATCH (a:Entity)-[r]->(:Entity)
+WHERE a IN entities AND $id IN r.evidence
+WITH m, entities, collect(DISTINCT r) AS rels
+FOREACH (r IN rels |
+  SET r.evidence = [x IN r.evidence WHERE x <> $id],
+    r.count = r.count - 1,
+    r.strong = CASE WHEN m.pinned OR m.importance >= 3 THEN r.strong - 1 ELSE r.strong END)
+FOREACH (r IN [x IN rels WHERE size(x.evidence) = 0] | DELETE r)
+DETACH DELETE m
+WITH entities
+UNWIND CASE WHEN size(entities) = 0 THEN [null] ELSE entities END AS e
+OPTIONAL MATCH (e)<-[:MENTIONS]-(other:Memory)
+WITH e, count(other) AS remaining
+FOREACH (_ IN CASE WHEN e IS NOT NULL AND remaining > 0 THEN [1] ELSE [] END |
+  SET e.mention_count = remaining)
+FOREACH (_ IN CASE WHEN e IS NOT NULL AND remaining = 0 THEN [1] ELSE [] END |
+  DETACH DELETE e)
+RETURN count(*) AS touched

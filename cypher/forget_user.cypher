@@ -1,0 +1,8 @@
+// Deletes every node of one user (memories, entities and their edges); returns how many memories
+// were removed.
+OPTIONAL MATCH (m:Memory {user_id: $user_id})
+WITH collect(m) AS memories
+OPTIONAL MATCH (e:Entity {user_id: $user_id})
+WITH memories, collect(e) AS entities
+FOREACH (n IN memories + entities | DETACH DELETE n)
+RETURN size(memories) AS count

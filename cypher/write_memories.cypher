@@ -1,0 +1,97 @@
+// Writes one batch of memories with their entities, MENTIONS edges and typed relations in a single
+// statement, so the batch is atomic on both engines. The Python side pre-aggregates per entity and
+// per relation; every list may be empty, hence the [null] padding and FOREACH guards.
+// Labels and relationship types are literals from graph/vocabulary.py (a test keeps them in sync).
+UNWIND $memories AS m
+CREATE (mem:Memory {
+  id: m.id, user_id: $user_id, text: m.text, caption: m.caption, speaker: m.speaker,
+  session_id: m.session_id, occurred_at: m.occurred_at, created_at: m.created_at,
+  last_accessed_at: m.created_at, access_count: 0, external_id: m.external_id,
+  content_hash: m.content_hash, importance: m.importance, pinned: m.pinned,
+  category: m.category, fact_type: m.fact_type, vector_id: m.vector_id,
+  embedding: m.embedding, embedding_model: m.embedding_model
+})
+WITH count(mem) AS created
+UNWIND CASE WHEN size($entities) = 0 THEN [null] ELSE $entities END AS x
+FOREACH (_ IN CASE WHEN x IS NULL THEN [] ELSE [1] END |
+  MERGE (e:Entity {user_id: $user_id, key: x.key})
+  ON CREATE SET e.type = x.type, e.label = x.label, e.caption = x.label, e.aliases = [],
+    e.mention_count = 0, e.first_seen = x.first_seen, e.last_seen = x.last_seen
+  SET e.mention_count = e.mention_count + x.count,
+    e.aliases = e.aliases + [a IN x.aliases WHERE NOT a IN e.aliases],
+    e.first_seen = CASE WHEN x.first_seen < e.first_seen THEN x.first_seen ELSE e.first_seen END,
+    e.last_seen = CASE WHEN x.last_seen > e.last_seen THEN x.last_seen ELSE e.last_seen END
+  FOREACH (_ IN CASE WHEN x.type = 'person' THEN [1] ELSE [] END | SET e:Person)
+  FOREACH (_ IN CASE WHEN x.type = 'place' THEN [1] ELSE [] END | SET e:Place)
+  FOREACH (_ IN CASE WHEN x.type = 'org' THEN [1] ELSE [] END | SET e:Org)
+  FOREACH (_ IN CASE WHEN x.type = 'project' THEN [1] ELSE [] END | SET e:Project)
+  FOREACH (_ IN CASE WHEN x.type = 'event' THEN [1] ELSE [] END | SET e:Event)
+  FOREACH (_ IN CASE WHEN x.type = 'topic' THEN [1] ELSE [] END | SET e:Topic)
+)
+WITH created, count(*) AS _entities
+UNWIND CASE WHEN size($mentions) = 0 THEN [null] ELSE $mentions END AS me
+OPTIONAL MATCH (mem:Memory {user_id: $user_id, id: me.memory_id})
+OPTIONAL MATCH (e:Entity {user_id: $user_id, key: me.key})
+FOREACH (_ IN CASE WHEN mem IS NULL OR e IS NULL THEN [] ELSE [1] END |
+  CREATE (mem)-[:MENTIONS {as_speaker: me.as_speaker}]->(e)
+)
+WITH created, count(*) AS _mentions
+UNWIND CASE WHEN size($relations) = 0 THEN [null] ELSE $relations END AS r
+OPTIONAL MATCH (a:Entity {user_id: $user_id, key: r.src})
+OPTIONAL MATCH (b:Entity {user_id: $user_id, key: r.dst})
+WITH created, r, a, b, CASE WHEN a IS NULL OR b IS NULL THEN '' ELSE r.type END AS t
+FOREACH (_ IN CASE WHEN t = 'WORKS_AT' THEN [1] ELSE [] END |
+  MERGE (a)-[x:WORKS_AT]->(b)
+  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
+  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
+    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
+    x.role = coalesce(r.role, x.role))
+FOREACH (_ IN CASE WHEN t = 'LIVES_IN' THEN [1] ELSE [] END |
+  MERGE (a)-[x:LIVES_IN]->(b)
+  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
+  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
+    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
+    x.role = coalesce(r.role, x.role))
+FOREACH (_ IN CASE WHEN t = 'FAMILY_OF' THEN [1] ELSE [] END |
+  MERGE (a)-[x:FAMILY_OF]->(b)
+  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
+  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
+    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
+    x.role = coalesce(r.role, x.role))
+FOREACH (_ IN CASE WHEN t = 'FRIEND_OF' THEN [1] ELSE [] END |
+  MERGE (a)-[x:FRIEND_OF]->(b)
+  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
+  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
+    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
+    x.role = coalesce(r.role, x.role))
+FOREACH (_ IN CASE WHEN t = 'MEMBER_OF' THEN [1] ELSE [] END |
+  MERGE (a)-[x:MEMBER_OF]->(b)
+  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
+  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
+    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
+    x.role = coalesce(r.role, x.role))
+FOREACH (_ IN CASE WHEN t = 'WORKS_ON' THEN [1] ELSE [] END |
+  MERGE (a)-[x:WORKS_ON]->(b)
+  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
+  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
+    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
+    x.role = coalesce(r.role, x.role))
+FOREACH (_ IN CASE WHEN t = 'LIKES' THEN [1] ELSE [] END |
+  MERGE (a)-[x:LIKES]->(b)
+  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
+  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
+    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
+    x.role = coalesce(r.role, x.role))
+FOREACH (_ IN CASE WHEN t = 'VISITED' THEN [1] ELSE [] END |
+  MERGE (a)-[x:VISITED]->(b)
+  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
+  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
+    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
+    x.role = coalesce(r.role, x.role))
+FOREACH (_ IN CASE WHEN t = 'RELATED_TO' THEN [1] ELSE [] END |
+  MERGE (a)-[x:RELATED_TO]->(b)
+  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
+  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
+    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
+    x.role = coalesce(r.role, x.role))
+RETURN created

@@ -1,0 +1,39 @@
+"""Plain data produced by extraction: mentions (typed slug keys) and typed relations."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Mention:
+    key: str  # "<type>:<slug>", e.g. "person:john_doe"
+    type: str
+    label: str  # display form, e.g. "John Doe"
+    as_speaker: bool = False
+
+
+@dataclass(frozen=True)
+class Relation:
+    src: str  # entity key
+    type: str  # from graph vocabulary (the extractor only emits those names)
+    dst: str
+    role: str | None = None
+
+
+@dataclass
+class Extraction:
+    mentions: list[Mention] = field(default_factory=list)
+    relations: list[Relation] = field(default_factory=list)
+
+    def keys(self) -> list[str]:
+        return [m.key for m in self.mentions]
+
+
+@dataclass(frozen=True)
+class KnownEntity:
+    key: str
+    type: str
+    label: str
+    aliases: tuple[str, ...] = ()
+    mention_count: int = 0

@@ -1,0 +1,135 @@
+"""The one seam to the database: run a named Cypher statement with parameters, get rows as dicts.
+
+Two adapters: `FalkorExecutor` (FalkorDB's native protocol, the embedded default) and
+`BoltExecutor` (the neo4j driver, for Neo4j 5 or FalkorDB's Bolt port). Driver errors are
+translated here, once, into graph.errors. Nothing above this module knows which driver runs.
+Logs carry statement names only, never parameters.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any, Protocol
+
+from graph.errors import QueryFailed, StoreUnavailable
+from graph.queries import Queries
+
+log = logging.getLogger("recollect.executor")
+
+Row = dict[str, Any]
+
+
+class Executor(Protocol):
+    queries: Queries
+
+    def run(self, name: str, params: dict[str, Any] | None = None) -> list[Row]: ...
+
+    def apply_schema(self) -> None: ...
+
+    def ping(self) -> bool: ...
+
+    def close(self) -> None: ...
+
+
+class FalkorExecutor:
+    """Native-protocol adapter. The falkordb client's connection pool is thread-safe."""
+
+    def __init__(self, host: str, port: int, graph_name: str) -> None:
+        import redis
+        from falkordb import FalkorDB
+
+        self._redis_errors: tuple[type[BaseException], ...] = (
+            redis.exceptions.ConnectionError,
+            redis.exceptions.TimeoutError,
+        )
+        self._response_error = redis.exceptions.ResponseError
+        self.queries = Queries("falkordb")
+        self._db = FalkorDB(host=host, port=port)
+        self._graph = self._db.select_graph(graph_name)
+
+    def run(self, name: str, params: dict[str, Any] | None = None) -> list[Row]:
+        text = self.queries[name]
+        try:
+            result = self._graph.query(text, params or {})
+        except self._redis_errors as exc:
+            raise StoreUnavailable(f"graph engine unreachable while running {name}") from exc
+        except self._response_error as exc:
+            raise QueryFailed(f"statement {name} failed: {exc}") from exc
+        header = [column[1] for column in result.header]
+        return [dict(zip(header, row, strict=True)) for row in result.result_set]
+
+    def apply_schema(self) -> None:
+        for text in self.queries.schema:
+            try:
+                self._graph.query(text)
+            except self._response_error as exc:
+                if "already indexed" not in str(exc):
+                    raise QueryFailed(f"schema statement failed: {exc}") from exc
+
+    def ping(self) -> bool:
+        try:
+            return bool(self._db.connection.ping())
+        except self._redis_errors:
+            return False
+
+    def close(self) -> None:
+        try:
+            self._db.connection.close()
+        except Exception:  # noqa: BLE001 - closing a dead connection is not an error
+            log.debug("closing the engine connection failed", exc_info=True)
+
+
+class BoltExecutor:
+    """neo4j-driver adapter: auto-commit statements (one statement per write is atomic)."""
+
+    def __init__(
+        self,
+        uri: str,
+        user: str | None,
+        password: str | None,
+        database: str | None = None,
+        engine: str = "neo4j",
+    ) -> None:
+        import neo4j
+
+        self._neo4j = neo4j
+        auth = (user, password or "") if user else None
+        self.queries = Queries(engine)
+        self._database = database
+        self._lock = threading.Lock()
+        try:
+            self._driver = neo4j.GraphDatabase.driver(uri, auth=auth)
+        except (neo4j.exceptions.ConfigurationError, ValueError) as exc:
+            raise StoreUnavailable(f"invalid graph URI {uri!r}: {exc}") from exc
+
+    def run(self, name: str, params: dict[str, Any] | None = None) -> list[Row]:
+        text = self.queries[name]
+        errors = self._neo4j.exceptions
+        try:
+            with self._driver.session(database=self._database) as session:
+                result = session.run(text, params or {})
+                return [record.data() for record in result]
+        except (errors.ServiceUnavailable, errors.SessionExpired) as exc:
+            raise StoreUnavailable(f"graph server unreachable while running {name}") from exc
+        except errors.Neo4jError as exc:
+            raise QueryFailed(f"statement {name} failed: {exc.code}") from exc
+
+    def apply_schema(self) -> None:
+        errors = self._neo4j.exceptions
+        for text in self.queries.schema:
+            try:
+                with self._driver.session(database=self._database) as session:
+                    session.run(text).consume()
+            except errors.Neo4jError as exc:
+                raise QueryFailed(f"schema statement failed: {exc.code}") from exc
+
+    def ping(self) -> bool:
+        try:
+            self._driver.verify_connectivity()
+            return True
+        except Exception:  # noqa: BLE001 - any failure means "not reachable"
+            return False
+
+    def close(self) -> None:
+        self._driver.close()

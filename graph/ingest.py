@@ -1,0 +1,98 @@
+"""Validation and normalisation of incoming memories, before anything is written.
+
+Every check names the field, the value's problem and what is allowed. A batch is validated whole,
+so one bad input rejects the batch and nothing of it is written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import unicodedata
+from dataclasses import dataclass
+
+from graph.errors import InvalidInput
+
+CATEGORIES = ("PERSON", "PLACE", "EVENT", "PREFERENCE", "BIOGRAPHY")
+FACT_TYPES = ("fact", "preference", "relationship", "friction", "habit")
+MAX_ID_CHARS = 256
+MAX_SPEAKER_CHARS = 200
+
+
+@dataclass(frozen=True)
+class NewMemory:
+    user_id: str
+    text: str
+    speaker: str | None = None
+    session_id: str | None = None
+    occurred_at: float | None = None  # epoch seconds; None = now
+    external_id: str | None = None
+    importance: int | None = None
+    pinned: bool | None = None
+    category: str | None = None
+    fact_type: str | None = None
+
+
+def normalized_text(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def content_hash(memory: NewMemory) -> str:
+    """Idempotency key when no externalId is given: normalised text and speaker."""
+    speaker = normalized_text(memory.speaker or "")
+    payload = f"{speaker}\x1f{normalized_text(memory.text)}"
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def check_user_id(user_id: str, field: str = "userId") -> str:
+    if not user_id or not user_id.strip():
+        raise InvalidInput(field, "must not be empty")
+    if len(user_id) > MAX_ID_CHARS:
+        raise InvalidInput(field, f"is {len(user_id)} characters; at most {MAX_ID_CHARS} allowed")
+    return user_id
+
+
+def _optional_text(value: str | None, field: str, limit: int) -> str | None:
+    if value is None:
+        return None
+    if not value.strip():
+        raise InvalidInput(field, "must not be blank when given")
+    if len(value) > limit:
+        raise InvalidInput(field, f"is {len(value)} characters; at most {limit} allowed")
+    return value
+
+
+def validate(memory: NewMemory, max_text_chars: int, prefix: str = "") -> NewMemory:
+    check_user_id(memory.user_id, f"{prefix}userId")
+    if not memory.text or not memory.text.strip():
+        raise InvalidInput(f"{prefix}text", "must not be empty")
+    if len(memory.text) > max_text_chars:
+        raise InvalidInput(
+            f"{prefix}text",
+            f"is {len(memory.text)} characters; at most {max_text_chars} allowed",
+        )
+    _optional_text(memory.speaker, f"{prefix}speaker", MAX_SPEAKER_CHARS)
+    _optional_text(memory.session_id, f"{prefix}sessionId", MAX_ID_CHARS)
+    _optional_text(memory.external_id, f"{prefix}externalId", MAX_ID_CHARS)
+    if memory.importance is not None and not 0 <= memory.importance <= 3:
+        raise InvalidInput(f"{prefix}importance", f"is {memory.importance}; allowed 0 to 3")
+    if memory.category is not None and memory.category not in CATEGORIES:
+        raise InvalidInput(
+            f"{prefix}category", f"is {memory.category!r}; allowed {', '.join(CATEGORIES)}"
+        )
+    if memory.fact_type is not None and memory.fact_type not in FACT_TYPES:
+        raise InvalidInput(
+            f"{prefix}factType", f"is {memory.fact_type!r}; allowed {', '.join(FACT_TYPES)}"
+        )
+    if memory.occurred_at is not None and not math.isfinite(memory.occurred_at):
+        raise InvalidInput(f"{prefix}occurredAt", "must be a valid date and time")
+    return memory
+
+
+def validate_batch(memories: list[NewMemory], max_text_chars: int, max_batch: int) -> None:
+    if not memories:
+        raise InvalidInput("inputs", "must hold at least one memory")
+    if len(memories) > max_batch:
+        raise InvalidInput("inputs", f"holds {len(memories)} memories; at most {max_batch} allowed")
+    for i, memory in enumerate(memories):
+        validate(memory, max_text_chars, prefix=f"inputs[{i}]." if len(memories) > 1 else "")

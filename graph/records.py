@@ -1,0 +1,71 @@
+"""Plain records read from the graph (the store builds them; api and retrieval read them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from graph.ids import MemoryId
+
+
+@dataclass(frozen=True)
+class MemoryRecord:
+    id: MemoryId
+    user_id: str
+    text: str
+    speaker: str | None
+    session_id: str | None
+    occurred_at: float
+    created_at: float
+    external_id: str | None
+    importance: int
+    pinned: bool
+    category: str | None = None
+    fact_type: str | None = None
+    last_accessed_at: float | None = None
+    access_count: int = 0
+    entity_keys: tuple[str, ...] = ()
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> MemoryRecord:
+        return cls(
+            id=MemoryId(row["id"]),
+            user_id=row["user_id"],
+            text=row["text"],
+            speaker=row.get("speaker"),
+            session_id=row.get("session_id"),
+            occurred_at=float(row["occurred_at"]),
+            created_at=float(row["created_at"]),
+            external_id=row.get("external_id"),
+            importance=int(row.get("importance") or 0),
+            pinned=bool(row.get("pinned")),
+            category=row.get("category"),
+            fact_type=row.get("fact_type"),
+            last_accessed_at=row.get("last_accessed_at"),
+            access_count=int(row.get("access_count") or 0),
+            entity_keys=tuple(row.get("entity_keys") or ()),
+        )
+
+
+@dataclass(frozen=True)
+class RelationRecord:
+    type: str
+    direction: str  # "out" (this entity is the source) or "in"
+    target: str  # the other entity's key
+    count: int
+    strong: int = 0
+    role: str | None = None
+    first_seen: float | None = None
+    last_seen: float | None = None
+
+
+@dataclass(frozen=True)
+class EntityRecord:
+    key: str
+    type: str
+    label: str
+    aliases: tuple[str, ...]
+    mention_count: int
+    first_seen: float | None
+    last_seen: float | None
+    relations: tuple[RelationRecord, ...] = field(default=())

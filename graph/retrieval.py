@@ -1,0 +1,167 @@
+"""Entity-first retrieval: the message's entities → one-hop expansion → candidates → score → block.
+
+1. Mentions of the message (spaCy, plus n-grams of the message matched against the user's known
+   entity names, so lower-case or NER-missed names still count), resolved against the catalogue.
+2. Per seed, up to `expand_per_seed` neighbours: relations backed by pinned or importance-3
+   memories first (`strong`), then the strongest by count.
+3. Candidates: memories mentioning seeds or expanded entities (newest `per_entity` each) ∪ FAISS
+   top-k for the message.
+4. Score with graph/scoring.py; every memory carries its parts and `via`.
+5. Entity cards and memories rendered within the token budget (graph/context.py).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from extraction.embedder import embedding_text
+from extraction.keys import slug
+from graph import scoring
+from graph.context import Block, render
+from graph.records import EntityRecord, MemoryRecord
+from graph.scoring import Weights
+from graph.service import MemoryService, known_labels
+
+_WORD = re.compile(r"[\w'’-]+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class ContextRequest:
+    user_id: str
+    message: str
+    as_of: float | None = None
+    max_memories: int = 8
+    token_budget: int | None = None
+    weights: Weights = field(default_factory=Weights)
+    speaker: str | None = None
+    max_cards: int = 5
+    expand_per_seed: int = 2
+    per_entity: int = 50
+    vector_k: int = 50
+
+
+@dataclass(frozen=True)
+class ScoredMemory:
+    memory: MemoryRecord
+    score: float
+    similarity: float
+    recency: float
+    frequency: float
+    via: tuple[str, ...]
+
+
+@dataclass
+class ContextResult:
+    text: str
+    tokens: int
+    cards: list[EntityRecord]
+    memories: list[ScoredMemory]
+    seeds: list[str]
+    expanded: list[str]
+
+
+def message_keys(
+    service: MemoryService, user_id: str, message: str, speaker: str | None
+) -> list[str]:
+    """Known entity keys the message refers to, in order of appearance."""
+    resolver = service.catalog(user_id)
+    keys: list[str] = []
+    extraction = service.extractor.extract(message, speaker)
+    for mention in extraction.mentions:
+        found = resolver.resolve_key(mention.key)
+        if found and found not in keys:
+            keys.append(found)
+    by_slug: dict[str, list[str]] = {}
+    for key, entity in resolver.entities.items():
+        for name in (entity.label, *entity.aliases):
+            value = slug(name)
+            if value:
+                by_slug.setdefault(value, []).append(key)
+    words = _WORD.findall(message)
+    for size in (3, 2, 1):
+        for start in range(len(words) - size + 1):
+            value = slug(" ".join(words[start : start + size]))
+            for key in by_slug.get(value, []):
+                if key not in keys:
+                    keys.append(key)
+    return keys
+
+
+def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
+    request.weights.validate()
+    as_of = request.as_of if request.as_of is not None else time.time()
+    user_id = request.user_id
+    resolver = service.catalog(user_id)
+    seeds = message_keys(service, user_id, request.message, request.speaker)
+
+    # one-hop expansion
+    seed_cards = service.store.entities(user_id, seeds)
+    expanded: dict[str, str] = {}  # key -> "REL from seed"
+    for seed in seeds:
+        card = seed_cards.get(seed)
+        if card is None:
+            continue
+        ranked = sorted(card.relations, key=lambda r: (r.strong > 0, r.count), reverse=True)
+        taken = 0
+        for rel in ranked:
+            if taken >= request.expand_per_seed:
+                break
+            if rel.target in seeds or rel.target in expanded:
+                continue
+            expanded[rel.target] = f"{rel.type} of {seed}"
+            taken += 1
+
+    # candidates
+    query = service.embedder.embed([embedding_text(request.message, None)])[0]
+    entity_ids = service.store.entity_memory_ids(user_id, [*seeds, *expanded], request.per_entity)
+    k = max(request.vector_k, request.max_memories * 4)
+    vector_hits = dict(service.vectors.search(user_id, query, k))
+    candidate_ids: list[str] = list(vector_hits)
+    for ids in entity_ids.values():
+        candidate_ids.extend(ids)
+    records = service.store.memories(user_id, candidate_ids)
+    records = {i: m for i, m in records.items() if m.occurred_at <= as_of}
+    missing = [i for i in records if i not in vector_hits]
+    stored = service.vectors.vectors(user_id, missing)
+    cosine = dict(vector_hits)
+    for memory_id, vector in stored.items():
+        cosine[memory_id] = float(np.dot(vector, query))
+
+    # scoring
+    counts = {key: entity.mention_count for key, entity in resolver.entities.items()}
+    max_count = max(counts.values(), default=0)
+    relevant = set(seeds) | set(expanded)
+    scored: list[ScoredMemory] = []
+    for memory_id, memory in records.items():
+        sim = scoring.similarity(cosine.get(memory_id, 0.0))
+        rec = scoring.recency(memory.occurred_at, as_of, request.weights.half_life_days)
+        linked = [k for k in memory.entity_keys if k in relevant]
+        freq = max((scoring.frequency(counts.get(k, 0), max_count) for k in linked), default=0.0)
+        via = [f"entity:{k}" for k in linked if k in seeds]
+        via += [f"expanded:{k} ({expanded[k]})" for k in linked if k in expanded]
+        if memory_id in vector_hits:
+            via.append("similarity")
+        if memory.pinned:
+            via.append("pinned")
+        score = scoring.combine(request.weights, sim, rec, freq)
+        scored.append(ScoredMemory(memory, score, sim, rec, freq, tuple(via)))
+    scored.sort(key=lambda s: (s.score, s.memory.occurred_at), reverse=True)
+    top = scored[: request.max_memories]
+
+    # cards: seeds first, then expanded entities
+    card_keys = [*seeds, *expanded][: request.max_cards]
+    cards_by_key = dict(seed_cards)
+    cards_by_key.update(
+        service.store.entities(user_id, [k for k in card_keys if k not in seed_cards])
+    )
+    cards = [cards_by_key[k] for k in card_keys if k in cards_by_key]
+    block: Block = render(
+        cards, [s.memory for s in top], known_labels(resolver), request.token_budget
+    )
+    kept = [top[i] for i in block.memories]
+    service.touch_later(user_id, [s.memory.id for s in kept])
+    return ContextResult(block.text, block.tokens, block.cards, kept, seeds, list(expanded))

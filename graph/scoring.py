@@ -1,0 +1,55 @@
+"""Pure ranking maths, free of I/O: the spec's weighted score and its parts.
+
+Score = w_s·Similarity + w_r·Recency + w_f·Frequency, with Recency = 0.5^(age_days / half_life)
+against `as_of`, and Frequency the normalised count of memories that contain the entity key.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+DAY = 86_400.0
+
+
+@dataclass(frozen=True)
+class Weights:
+    similarity: float = 0.4
+    recency: float = 0.3
+    frequency: float = 0.3
+    half_life_days: float = 14.0
+
+    def validate(self) -> None:
+        parts = (self.similarity, self.recency, self.frequency)
+        if any(not math.isfinite(p) or p < 0 for p in parts) or sum(parts) <= 0:
+            raise ValueError("weights must be finite, non-negative and not all zero")
+        if not math.isfinite(self.half_life_days) or self.half_life_days <= 0:
+            raise ValueError("halfLifeDays must be a positive number of days")
+
+
+# Named presets: `spec` is the formula as specified; `default` is what the service ships.
+PRESETS: dict[str, Weights] = {
+    "spec": Weights(),
+    "default": Weights(),
+}
+
+
+def recency(occurred_at: float, as_of: float, half_life_days: float) -> float:
+    age_days = max(0.0, (as_of - occurred_at) / DAY)
+    return float(0.5 ** (age_days / half_life_days))
+
+
+def frequency(count: int, max_count: int) -> float:
+    """log-scaled count normalised to [0, 1] by the user's most-mentioned entity."""
+    if count <= 0 or max_count <= 0:
+        return 0.0
+    return math.log1p(count) / math.log1p(max_count)
+
+
+def similarity(cosine: float) -> float:
+    return min(1.0, max(0.0, cosine))
+
+
+def combine(weights: Weights, sim: float, rec: float, freq: float) -> float:
+    total = weights.similarity + weights.recency + weights.frequency
+    return (weights.similarity * sim + weights.recency * rec + weights.frequency * freq) / total

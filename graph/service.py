@@ -1,0 +1,388 @@
+"""The memory service: ingest, deletion and reads, over one executor, one vector store and the
+models. Owns the per-user entity catalogue cache and the write lock.
+
+Write order for a batch: validate all → idempotency look-up → extract (nlp.pipe) → resolve →
+embed (batched) → one graph statement → FAISS. The graph is the source of truth: a crash after the
+graph write leaves a memory without a vector, which `reconcile` (run at start) repairs.
+Synchronous by design; the API calls it from worker threads.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from extraction.embedder import Embedder, embedding_text
+from extraction.extractor import Extractor
+from extraction.model import Extraction
+from extraction.resolver import Resolver
+from graph import ingest
+from graph.errors import NotFound
+from graph.ids import MemoryId, is_memory_id, new_memory_id
+from graph.ingest import NewMemory
+from graph.records import EntityRecord, MemoryRecord
+from graph.store import Store
+from graph.vectors import VectorStore, to_faiss_id
+
+log = logging.getLogger("recollect.service")
+
+
+@dataclass
+class RememberResult:
+    records: list[MemoryRecord]
+    created: list[bool]
+
+
+@dataclass
+class ReconcileReport:
+    users: int = 0
+    added: int = 0
+    removed: int = 0
+    reembedded: int = 0
+    dropped_indexes: int = 0
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class MemoryService:
+    def __init__(
+        self,
+        store: Store,
+        vectors: VectorStore,
+        extractor: Extractor,
+        embedder: Embedder,
+        max_text_chars: int = 20_000,
+        max_batch: int = 1_000,
+    ) -> None:
+        self.store = store
+        self.vectors = vectors
+        self.extractor = extractor
+        self.embedder = embedder
+        self.max_text_chars = max_text_chars
+        self.max_batch = max_batch
+        self._write_lock = threading.Lock()
+        self._catalog_lock = threading.Lock()
+        self._catalogs: dict[str, Resolver] = {}
+        self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recollect-bg")
+
+    def close(self) -> None:
+        self._background.shutdown(wait=True)
+        self.vectors.flush()
+
+    # -- catalogue ----------------------------------------------------------------------------
+
+    def catalog(self, user_id: str) -> Resolver:
+        with self._catalog_lock:
+            resolver = self._catalogs.get(user_id)
+            if resolver is None:
+                resolver = Resolver(self.store.catalog(user_id))
+                self._catalogs[user_id] = resolver
+            return resolver
+
+    def _forget_catalog(self, user_id: str) -> None:
+        with self._catalog_lock:
+            self._catalogs.pop(user_id, None)
+
+    # -- ingest -------------------------------------------------------------------------------
+
+    def remember_many(self, inputs: Sequence[NewMemory]) -> RememberResult:
+        batch = list(inputs)
+        ingest.validate_batch(batch, self.max_text_chars, self.max_batch)
+        now = time.time()
+        ids: list[MemoryId | None] = [None] * len(batch)
+        created = [False] * len(batch)
+        by_user: dict[str, list[int]] = defaultdict(list)
+        for i, memory in enumerate(batch):
+            by_user[memory.user_id].append(i)
+        with self._write_lock:
+            for user_id, positions in by_user.items():
+                self._remember_user(user_id, batch, positions, ids, created, now)
+            self.vectors.flush()
+        by_id: dict[str, MemoryRecord] = {}
+        for user_id, positions in by_user.items():
+            by_id.update(self.store.memories(user_id, [ids[i] or "" for i in positions]))
+        lost = [ids[i] for i in range(len(batch)) if (ids[i] or "") not in by_id]
+        if lost:
+            raise NotFound(f"memories {lost} vanished while being written")
+        records = [by_id[ids[i] or ""] for i in range(len(batch))]
+        return RememberResult(records, created)
+
+    def _remember_user(
+        self,
+        user_id: str,
+        batch: list[NewMemory],
+        positions: list[int],
+        ids: list[MemoryId | None],
+        created: list[bool],
+        now: float,
+    ) -> None:
+        hashes = {i: ingest.content_hash(batch[i]) for i in positions}
+        external = [batch[i].external_id for i in positions if batch[i].external_id]
+        existing = self.store.find_existing(
+            user_id, [e for e in external if e], list(hashes.values())
+        )
+        by_external = {row["external_id"]: row["id"] for row in existing if row["external_id"]}
+        by_hash = {row["content_hash"]: row["id"] for row in existing if not row["external_id"]}
+        by_hash_any = {row["content_hash"]: row["id"] for row in existing}
+        fresh: list[int] = []
+        seen_external: dict[str, MemoryId] = {}
+        seen_hash: dict[str, MemoryId] = {}
+        for i in positions:
+            memory = batch[i]
+            key_ext = memory.external_id
+            if key_ext is not None:
+                found = by_external.get(key_ext) or seen_external.get(key_ext)
+            else:
+                found = (
+                    by_hash.get(hashes[i]) or by_hash_any.get(hashes[i]) or seen_hash.get(hashes[i])
+                )
+            if found:
+                ids[i] = MemoryId(found)
+                continue
+            memory_id = new_memory_id()
+            ids[i] = memory_id
+            created[i] = True
+            fresh.append(i)
+            if key_ext is not None:
+                seen_external[key_ext] = memory_id
+            else:
+                seen_hash[hashes[i]] = memory_id
+        if not fresh:
+            return
+        texts = [(batch[i].text, batch[i].speaker) for i in fresh]
+        extractions = self.extractor.extract_many(texts)
+        resolver = self.catalog(user_id)
+        resolved: list[Extraction] = []
+        aliases: dict[str, set[str]] = defaultdict(set)
+        for extraction in extractions:
+            result, learned = resolver.resolve(extraction)
+            resolved.append(result)
+            for key, names in learned.items():
+                aliases[key] |= names
+        vectors = self.embedder.embed([embedding_text(t, s) for t, s in texts])
+        params = _batch_params(
+            user_id,
+            [batch[i] for i in fresh],
+            [ids[i] or "" for i in fresh],
+            [hashes[i] for i in fresh],
+            resolved,
+            aliases,
+            vectors.tolist(),
+            self.embedder.model_id,
+            now,
+        )
+        self.store.write_batch(user_id, **params)
+        # counts in the cached catalogue follow the write
+        for entity in params["entities"]:
+            known = resolver.entities.get(entity["key"])
+            if known is not None:
+                resolver.learn(replace(known, mention_count=known.mention_count + entity["count"]))
+        self.vectors.add(user_id, [ids[i] or "" for i in fresh], vectors)
+
+    # -- deletion and pinning -----------------------------------------------------------------
+
+    def forget(self, user_id: str, memory_id: str) -> bool:
+        ingest.check_user_id(user_id)
+        if not is_memory_id(memory_id):
+            raise NotFound(f"no memory {memory_id!r} for this user")
+        with self._write_lock:
+            if not self.store.forget(user_id, memory_id):
+                raise NotFound(f"no memory {memory_id!r} for this user")
+            self.vectors.remove(user_id, [memory_id])
+            self.vectors.flush()
+            self._forget_catalog(user_id)
+        return True
+
+    def forget_user(self, user_id: str) -> int:
+        ingest.check_user_id(user_id)
+        with self._write_lock:
+            count = self.store.forget_user(user_id)
+            self.vectors.drop_user(user_id)
+            self._forget_catalog(user_id)
+        return count
+
+    def pin(self, user_id: str, memory_id: str, pinned: bool) -> MemoryRecord:
+        ingest.check_user_id(user_id)
+        if not is_memory_id(memory_id):
+            raise NotFound(f"no memory {memory_id!r} for this user")
+        with self._write_lock:
+            if not self.store.set_pinned(user_id, memory_id, pinned):
+                raise NotFound(f"no memory {memory_id!r} for this user")
+        return self.memory(user_id, memory_id)
+
+    # -- reads --------------------------------------------------------------------------------
+
+    def memory(self, user_id: str, memory_id: str) -> MemoryRecord:
+        ingest.check_user_id(user_id)
+        if not is_memory_id(memory_id):
+            raise NotFound(f"no memory {memory_id!r} for this user")
+        found = self.store.memories(user_id, [memory_id]).get(MemoryId(memory_id))
+        if found is None:
+            raise NotFound(f"no memory {memory_id!r} for this user")
+        return found
+
+    def entities(self, user_id: str, keys: Sequence[str]) -> dict[str, EntityRecord]:
+        return self.store.entities(user_id, keys)
+
+    def touch_later(self, user_id: str, ids: Sequence[str]) -> None:
+        """Access statistics are written off the request path."""
+        if not ids:
+            return
+        now = time.time()
+
+        def touch() -> None:
+            try:
+                self.store.touch(user_id, list(ids), now)
+            except Exception:  # noqa: BLE001 - statistics must never fail a request
+                log.warning("recording memory access failed", exc_info=True)
+
+        self._background.submit(touch)
+
+    # -- start-up reconciliation --------------------------------------------------------------
+
+    def reconcile(self) -> ReconcileReport:
+        """Makes every user's FAISS index agree with the graph (the source of truth)."""
+        report = ReconcileReport()
+        users = self.store.users()
+        stems = {VectorStore.stem_of(u) for u in users}
+        for stem in self.vectors.stored_users() - stems:
+            self.vectors.drop_stem(stem)
+            report.dropped_indexes += 1
+        for user_id in users:
+            report.users += 1
+            graph_ids = self.store.memory_vector_ids(user_id)
+            index_ids = self.vectors.ids(user_id)
+            extra = index_ids - set(graph_ids)
+            missing = [i for i in graph_ids if i not in index_ids]
+            if extra:
+                report.removed += self.vectors.remove(user_id, extra)
+            for start in range(0, len(missing), 256):
+                chunk = missing[start : start + 256]
+                rows = self.store.memory_embeddings(user_id, chunk)
+                ready = [
+                    r
+                    for r in rows
+                    if r.get("embedding_model") == self.embedder.model_id and r.get("embedding")
+                ]
+                stale = [r for r in rows if r not in ready]
+                if ready:
+                    import numpy as np
+
+                    matrix = np.asarray([r["embedding"] for r in ready], dtype=np.float32)
+                    self.vectors.add(user_id, [r["id"] for r in ready], matrix)
+                    report.added += len(ready)
+                if stale:
+                    matrix = self.embedder.embed(
+                        [embedding_text(r["text"], r.get("speaker")) for r in stale]
+                    )
+                    self.vectors.add(user_id, [r["id"] for r in stale], matrix)
+                    report.reembedded += len(stale)
+        self.vectors.flush()
+        if report.added or report.removed or report.reembedded or report.dropped_indexes:
+            log.info("vector reconciliation: %s", report)
+        return report
+
+
+def _batch_params(
+    user_id: str,
+    memories: list[NewMemory],
+    ids: list[str],
+    hashes: list[str],
+    extractions: list[Extraction],
+    aliases: dict[str, set[str]],
+    vectors: list[list[float]],
+    model_id: str,
+    now: float,
+) -> dict[str, list[dict[str, Any]]]:
+    """Pre-aggregates a batch into the flat lists write_memories.cypher unwinds."""
+    memory_rows: list[dict[str, Any]] = []
+    entities: dict[str, dict[str, Any]] = {}
+    mentions: list[dict[str, Any]] = []
+    relations: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for memory, memory_id, digest, extraction, vector in zip(
+        memories, ids, hashes, extractions, vectors, strict=True
+    ):
+        occurred = memory.occurred_at if memory.occurred_at is not None else now
+        importance = 1 if memory.importance is None else memory.importance
+        pinned = bool(memory.pinned)
+        memory_rows.append(
+            {
+                "id": memory_id,
+                "text": memory.text,
+                "caption": _caption(memory.text),
+                "speaker": memory.speaker,
+                "session_id": memory.session_id,
+                "occurred_at": occurred,
+                "created_at": now,
+                "external_id": memory.external_id,
+                "content_hash": digest,
+                "importance": importance,
+                "pinned": pinned,
+                "category": memory.category,
+                "fact_type": memory.fact_type,
+                "vector_id": to_faiss_id(memory_id),
+                "embedding": vector,
+                "embedding_model": model_id,
+            }
+        )
+        for mention in extraction.mentions:
+            entity = entities.setdefault(
+                mention.key,
+                {
+                    "key": mention.key,
+                    "type": mention.type,
+                    "label": mention.label,
+                    "aliases": sorted(aliases.get(mention.key, set())),
+                    "count": 0,
+                    "first_seen": occurred,
+                    "last_seen": occurred,
+                },
+            )
+            entity["count"] += 1
+            entity["first_seen"] = min(entity["first_seen"], occurred)
+            entity["last_seen"] = max(entity["last_seen"], occurred)
+            mentions.append(
+                {"memory_id": memory_id, "key": mention.key, "as_speaker": mention.as_speaker}
+            )
+        for rel in extraction.relations:
+            row = relations.setdefault(
+                (rel.src, rel.type, rel.dst),
+                {
+                    "src": rel.src,
+                    "type": rel.type,
+                    "dst": rel.dst,
+                    "role": rel.role,
+                    "count": 0,
+                    "strong": 0,
+                    "evidence": [],
+                    "first_seen": occurred,
+                    "last_seen": occurred,
+                },
+            )
+            row["count"] += 1
+            row["strong"] += 1 if pinned or importance >= 3 else 0
+            row["evidence"].append(memory_id)
+            row["first_seen"] = min(row["first_seen"], occurred)
+            row["last_seen"] = max(row["last_seen"], occurred)
+            row["role"] = row["role"] or rel.role
+    return {
+        "memories": memory_rows,
+        "entities": list(entities.values()),
+        "mentions": mentions,
+        "relations": list(relations.values()),
+    }
+
+
+def _caption(text: str, limit: int = 60) -> str:
+    """A short caption for Neo4j Browser."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def known_labels(resolver: Resolver) -> dict[str, str]:
+    return {key: entity.label for key, entity in resolver.entities.items()}

@@ -1,0 +1,201 @@
+"""Persistence of memories, entities and relations: named statements in, records out.
+
+Every statement is scoped by `user_id`; this module is the only caller of the executor besides
+start-up schema and reconciliation. It holds no state of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from extraction.model import KnownEntity
+from graph.executor import Executor
+from graph.ids import MemoryId
+from graph.records import EntityRecord, MemoryRecord, RelationRecord
+
+STATEMENTS = {
+    "write_memories",
+    "find_existing_memories",
+    "get_memories",
+    "entity_catalog",
+    "get_entities",
+    "entity_relations",
+    "list_entities",
+    "count_entities",
+    "entity_memories",
+    "memory_entity_keys",
+    "set_pinned",
+    "forget_memory",
+    "forget_user",
+    "touch_memories",
+    "list_memory_users",
+    "list_memory_vectors",
+    "get_memory_embeddings",
+    "count_memories",
+}
+
+
+class Store:
+    def __init__(self, executor: Executor) -> None:
+        executor.queries.require(STATEMENTS)
+        self.executor = executor
+
+    def _run(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        return self.executor.run(name, params)
+
+    # -- writes -------------------------------------------------------------------------------
+
+    def write_batch(
+        self,
+        user_id: str,
+        memories: list[dict[str, Any]],
+        entities: list[dict[str, Any]],
+        mentions: list[dict[str, Any]],
+        relations: list[dict[str, Any]],
+    ) -> int:
+        rows = self._run(
+            "write_memories",
+            user_id=user_id,
+            memories=memories,
+            entities=entities,
+            mentions=mentions,
+            relations=relations,
+        )
+        return int(rows[0]["created"]) if rows else 0
+
+    def forget(self, user_id: str, memory_id: str) -> bool:
+        return bool(self._run("forget_memory", user_id=user_id, id=memory_id))
+
+    def forget_user(self, user_id: str) -> int:
+        rows = self._run("forget_user", user_id=user_id)
+        return int(rows[0]["count"]) if rows else 0
+
+    def set_pinned(self, user_id: str, memory_id: str, pinned: bool) -> bool:
+        return bool(self._run("set_pinned", user_id=user_id, id=memory_id, pinned=pinned))
+
+    def touch(self, user_id: str, ids: Sequence[str], now: float) -> None:
+        if ids:
+            self._run("touch_memories", user_id=user_id, ids=list(ids), now=now)
+
+    # -- reads --------------------------------------------------------------------------------
+
+    def find_existing(
+        self, user_id: str, external_ids: list[str], content_hashes: list[str]
+    ) -> list[dict[str, Any]]:
+        return self._run(
+            "find_existing_memories",
+            user_id=user_id,
+            external_ids=external_ids,
+            content_hashes=content_hashes,
+        )
+
+    def memories(self, user_id: str, ids: Iterable[str]) -> dict[MemoryId, MemoryRecord]:
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return {}
+        rows = self._run("get_memories", user_id=user_id, ids=wanted)
+        records = (MemoryRecord.from_row(row) for row in rows)
+        return {r.id: r for r in records}
+
+    def catalog(self, user_id: str) -> list[KnownEntity]:
+        return [
+            KnownEntity(
+                row["key"],
+                row["type"],
+                row["label"],
+                tuple(row.get("aliases") or ()),
+                int(row.get("mention_count") or 0),
+            )
+            for row in self._run("entity_catalog", user_id=user_id)
+        ]
+
+    def entities(
+        self, user_id: str, keys: Iterable[str], max_relations: int | None = None
+    ) -> dict[str, EntityRecord]:
+        wanted = list(dict.fromkeys(keys))
+        if not wanted:
+            return {}
+        relations: dict[str, list[RelationRecord]] = {k: [] for k in wanted}
+        for row in self._run("entity_relations", user_id=user_id, keys=wanted):
+            bucket = relations[row["key"]]
+            if max_relations is None or len(bucket) < max_relations:
+                bucket.append(
+                    RelationRecord(
+                        type=row["type"],
+                        direction=row["direction"],
+                        target=row["target"],
+                        count=int(row.get("count") or 0),
+                        strong=int(row.get("strong") or 0),
+                        role=row.get("role"),
+                        first_seen=row.get("first_seen"),
+                        last_seen=row.get("last_seen"),
+                    )
+                )
+        out: dict[str, EntityRecord] = {}
+        for row in self._run("get_entities", user_id=user_id, keys=wanted):
+            out[row["key"]] = EntityRecord(
+                key=row["key"],
+                type=row["type"],
+                label=row["label"],
+                aliases=tuple(row.get("aliases") or ()),
+                mention_count=int(row.get("mention_count") or 0),
+                first_seen=row.get("first_seen"),
+                last_seen=row.get("last_seen"),
+                relations=tuple(relations.get(row["key"], ())),
+            )
+        return out
+
+    def list_entity_keys(
+        self,
+        user_id: str,
+        entity_type: str | None,
+        search: str | None,
+        after: str | None,
+        limit: int,
+    ) -> list[str]:
+        rows = self._run(
+            "list_entities",
+            user_id=user_id,
+            type=entity_type,
+            search=search,
+            after=after,
+            limit=limit,
+        )
+        return [row["key"] for row in rows]
+
+    def count_entities(self, user_id: str, entity_type: str | None, search: str | None) -> int:
+        rows = self._run("count_entities", user_id=user_id, type=entity_type, search=search)
+        return int(rows[0]["total"]) if rows else 0
+
+    def entity_memory_ids(
+        self, user_id: str, keys: Iterable[str], limit: int
+    ) -> dict[str, list[MemoryId]]:
+        wanted = list(dict.fromkeys(keys))
+        if not wanted:
+            return {}
+        rows = self._run("entity_memories", user_id=user_id, keys=wanted, limit=limit)
+        return {row["key"]: [MemoryId(i) for i in row["ids"]] for row in rows}
+
+    def memory_entity_keys(self, user_id: str, ids: Iterable[str]) -> dict[str, list[str]]:
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return {}
+        rows = self._run("memory_entity_keys", user_id=user_id, ids=wanted)
+        return {row["id"]: list(row["keys"]) for row in rows}
+
+    def count_memories(self, user_id: str) -> int:
+        rows = self._run("count_memories", user_id=user_id)
+        return int(rows[0]["total"]) if rows else 0
+
+    # -- reconciliation -----------------------------------------------------------------------
+
+    def users(self) -> list[str]:
+        return [row["user_id"] for row in self._run("list_memory_users")]
+
+    def memory_vector_ids(self, user_id: str) -> dict[str, str | None]:
+        rows = self._run("list_memory_vectors", user_id=user_id)
+        return {row["id"]: row.get("embedding_model") for row in rows}
+
+    def memory_embeddings(self, user_id: str, ids: Sequence[str]) -> list[dict[str, Any]]:
+        return self._run("get_memory_embeddings", user_id=user_id, ids=list(ids))

@@ -1,0 +1,186 @@
+"""FAISS indexes, one per user, keyed by memory id (the only place ids become FAISS int64).
+
+Each index lives in `<data>/vectors/<sha256(user)>.faiss` beside a `.json` with the model id and
+dimensions; both are written to a temporary file and renamed, so a crash never leaves a torn file.
+The graph is the source of truth (embeddings are stored on the memory nodes too): indexes are
+caches that start-up reconciliation repairs (graph/service.py). Saving is debounced; call `flush`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import faiss
+import numpy as np
+import numpy.typing as npt
+
+from graph.ids import MemoryId
+
+log = logging.getLogger("recollect.vectors")
+
+Vectors = npt.NDArray[np.float32]
+
+
+def to_faiss_id(memory_id: str) -> int:
+    return int(memory_id, 16)
+
+
+def from_faiss_id(value: int) -> MemoryId:
+    return MemoryId(f"{int(value):016x}")
+
+
+def _user_file(user_id: str) -> str:
+    return hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:32]
+
+
+class _UserIndex:
+    def __init__(self, dims: int) -> None:
+        self.index: Any = faiss.IndexIDMap2(faiss.IndexFlatIP(dims))
+        self.dirty = False
+
+
+class VectorStore:
+    def __init__(self, directory: Path, dims: int, model_id: str) -> None:
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.dims = dims
+        self.model_id = model_id
+        self._users: dict[str, _UserIndex] = {}
+        self._lock = threading.RLock()
+
+    # -- loading and saving -------------------------------------------------------------------
+
+    def _paths(self, user_id: str) -> tuple[Path, Path]:
+        stem = _user_file(user_id)
+        return self.directory / f"{stem}.faiss", self.directory / f"{stem}.json"
+
+    def _get(self, user_id: str) -> _UserIndex:
+        with self._lock:
+            entry = self._users.get(user_id)
+            if entry is None:
+                entry = self._load(user_id)
+                self._users[user_id] = entry
+            return entry
+
+    def _load(self, user_id: str) -> _UserIndex:
+        entry = _UserIndex(self.dims)
+        index_path, meta_path = self._paths(user_id)
+        if not index_path.exists() or not meta_path.exists():
+            return entry
+        try:
+            meta = json.loads(meta_path.read_text())
+            if meta.get("model_id") != self.model_id or meta.get("dims") != self.dims:
+                log.info("vector index of another model found; it will be rebuilt")
+                entry.dirty = True
+                return entry
+            entry.index = faiss.read_index(str(index_path))
+        except (OSError, ValueError, RuntimeError):
+            log.warning("unreadable vector index %s; it will be rebuilt", index_path.name)
+            entry = _UserIndex(self.dims)
+            entry.dirty = True
+        return entry
+
+    def flush(self) -> int:
+        """Saves every changed index atomically; returns how many were written."""
+        written = 0
+        with self._lock:
+            for user_id, entry in list(self._users.items()):
+                if not entry.dirty:
+                    continue
+                index_path, meta_path = self._paths(user_id)
+                if entry.index.ntotal == 0:
+                    for path in (index_path, meta_path):
+                        path.unlink(missing_ok=True)
+                else:
+                    tmp = index_path.with_suffix(".faiss.tmp")
+                    faiss.write_index(entry.index, str(tmp))
+                    os.replace(tmp, index_path)
+                    meta_tmp = meta_path.with_suffix(".json.tmp")
+                    meta_tmp.write_text(json.dumps({"model_id": self.model_id, "dims": self.dims}))
+                    os.replace(meta_tmp, meta_path)
+                entry.dirty = False
+                written += 1
+        return written
+
+    # -- reads and writes ---------------------------------------------------------------------
+
+    def add(self, user_id: str, ids: Sequence[str], vectors: Vectors) -> None:
+        if not ids:
+            return
+        if vectors.shape != (len(ids), self.dims):
+            raise ValueError(f"expected {len(ids)}×{self.dims} vectors, got {vectors.shape}")
+        with self._lock:
+            entry = self._get(user_id)
+            faiss_ids = np.array([to_faiss_id(i) for i in ids], dtype=np.int64)
+            entry.index.remove_ids(faiss.IDSelectorBatch(faiss_ids))
+            entry.index.add_with_ids(np.ascontiguousarray(vectors, dtype=np.float32), faiss_ids)
+            entry.dirty = True
+
+    def remove(self, user_id: str, ids: Iterable[str]) -> int:
+        faiss_ids = np.array([to_faiss_id(i) for i in ids], dtype=np.int64)
+        if faiss_ids.size == 0:
+            return 0
+        with self._lock:
+            entry = self._get(user_id)
+            removed = int(entry.index.remove_ids(faiss.IDSelectorBatch(faiss_ids)))
+            entry.dirty = entry.dirty or removed > 0
+            return removed
+
+    def drop_user(self, user_id: str) -> None:
+        with self._lock:
+            self._users.pop(user_id, None)
+            for path in self._paths(user_id):
+                path.unlink(missing_ok=True)
+
+    def ids(self, user_id: str) -> set[MemoryId]:
+        with self._lock:
+            entry = self._get(user_id)
+            if entry.index.ntotal == 0:
+                return set()
+            raw = faiss.vector_to_array(entry.index.id_map)
+            return {from_faiss_id(v) for v in raw}
+
+    def count(self, user_id: str) -> int:
+        with self._lock:
+            return int(self._get(user_id).index.ntotal)
+
+    def search(self, user_id: str, query: Vectors, k: int) -> list[tuple[MemoryId, float]]:
+        with self._lock:
+            entry = self._get(user_id)
+            if entry.index.ntotal == 0 or k <= 0:
+                return []
+            scores, found = entry.index.search(query.reshape(1, -1).astype(np.float32), k)
+        return [
+            (from_faiss_id(i), float(s)) for i, s in zip(found[0], scores[0], strict=True) if i >= 0
+        ]
+
+    def vectors(self, user_id: str, ids: Iterable[str]) -> dict[str, Vectors]:
+        """Stored vectors of the given memories (those present in the index)."""
+        out: dict[str, Vectors] = {}
+        with self._lock:
+            entry = self._get(user_id)
+            for memory_id in ids:
+                try:
+                    out[memory_id] = entry.index.reconstruct(to_faiss_id(memory_id))
+                except RuntimeError:
+                    continue
+        return out
+
+    def stored_users(self) -> set[str]:
+        """File stems of indexes on disk (user ids are hashed, so stems, not ids)."""
+        return {p.stem for p in self.directory.glob("*.faiss")}
+
+    def drop_stem(self, stem: str) -> None:
+        for suffix in (".faiss", ".json"):
+            (self.directory / f"{stem}{suffix}").unlink(missing_ok=True)
+
+    @staticmethod
+    def stem_of(user_id: str) -> str:
+        return _user_file(user_id)

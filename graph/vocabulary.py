@@ -1,0 +1,43 @@
+"""The closed vocabulary of entity labels and relationship types.
+
+Labels and relationship types are never built from user text: the extractor may only emit the names
+here, the write statement spells each of them out literally, and a test keeps the two in sync.
+"""
+
+from __future__ import annotations
+
+import re
+
+# entity type (the key prefix) -> node label
+ENTITY_LABELS: dict[str, str] = {
+    "person": "Person",
+    "place": "Place",
+    "org": "Org",
+    "project": "Project",
+    "event": "Event",
+    "topic": "Topic",
+}
+
+RELATION_TYPES: tuple[str, ...] = (
+    "WORKS_AT",
+    "LIVES_IN",
+    "FAMILY_OF",
+    "FRIEND_OF",
+    "MEMBER_OF",
+    "WORKS_ON",
+    "LIKES",
+    "VISITED",
+    "RELATED_TO",
+)
+
+NODE_LABELS: tuple[str, ...] = ("Memory", "Entity", *ENTITY_LABELS.values())
+EDGE_TYPES: tuple[str, ...] = ("MENTIONS", *RELATION_TYPES)
+
+_IDENTIFIER = re.compile(r"^[A-Z][A-Za-z_]{0,63}$")
+
+
+def check_identifier(name: str) -> str:
+    """Returns `name` if it is a vocabulary label or relationship type, else raises ValueError."""
+    if not _IDENTIFIER.match(name) or name not in NODE_LABELS + EDGE_TYPES:
+        raise ValueError(f"{name!r} is not in the graph vocabulary")
+    return name
