@@ -210,6 +210,17 @@ def context(args: argparse.Namespace) -> int:
     return 0
 
 
+def export_schema(args: argparse.Namespace) -> int:
+    from api.schema import schema
+
+    text = schema.as_str() + "\n"
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        print(text, end="")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="recollect", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -238,6 +249,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON instead of the text block")
     data_dir(p)
     p.set_defaults(func=context)
+
+    p = sub.add_parser("schema", help="print the GraphQL SDL (or write it with --output)")
+    p.add_argument("--output", help="file to write, e.g. api/schema.graphql")
+    p.set_defaults(func=export_schema)
     return parser
 
 

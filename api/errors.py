@@ -23,7 +23,8 @@ def format_error(error: GraphQLError) -> dict[str, Any]:
     if isinstance(original, RecollectError):
         code = original.code
         formatted["message"] = str(original)
-    elif original is None or isinstance(original, (ValueError, TypeError)) and not error.path:
+    elif not error.path:
+        # no resolver path: parsing, validation or variable coercion rejected the request
         code = "BAD_USER_INPUT"
     else:
         log.error("unhandled error in %s", error.path, exc_info=original)

@@ -299,9 +299,12 @@ def _cursor(key: str) -> str:
 
 def _uncursor(cursor: str) -> str:
     try:
-        return base64.urlsafe_b64decode(cursor.encode("ascii")).decode("utf-8")
+        key = base64.b64decode(cursor.encode("ascii"), altchars=b"-_", validate=True).decode()
     except (binascii.Error, UnicodeError, ValueError):
-        raise InvalidInput("after", f"{cursor!r} is not a cursor returned by this API") from None
+        key = ""
+    if not key:
+        raise InvalidInput("after", f"{cursor!r} is not a cursor returned by this API")
+    return key
 
 
 def _weights(profile: str, weights: ScoreWeightsInput | None) -> Weights:

@@ -97,6 +97,36 @@ ROLE_NOUNS = FAMILY_ROLES | FRIEND_ROLES | {"member"}
 LIKE_VERBS = {"like", "love", "enjoy", "adore", "prefer"}
 TRAVEL_VERBS = {"go", "travel", "fly", "drive", "trip"}
 MOVE_VERBS = {"move", "relocate"}
+# words that point at a relation type, so a question ("where does she work?") can follow it
+RELATION_CUES: dict[str, tuple[str, ...]] = {
+    "work": ("WORKS_AT", "WORKS_ON"),
+    "job": ("WORKS_AT",),
+    "employer": ("WORKS_AT",),
+    "company": ("WORKS_AT",),
+    "office": ("WORKS_AT",),
+    "career": ("WORKS_AT",),
+    "project": ("WORKS_ON",),
+    "build": ("WORKS_ON",),
+    "live": ("LIVES_IN",),
+    "move": ("LIVES_IN",),
+    "home": ("LIVES_IN",),
+    "relocate": ("LIVES_IN",),
+    "visit": ("VISITED",),
+    "travel": ("VISITED",),
+    "trip": ("VISITED",),
+    "vacation": ("VISITED",),
+    "like": ("LIKES",),
+    "love": ("LIKES",),
+    "enjoy": ("LIKES",),
+    "favorite": ("LIKES",),
+    "favourite": ("LIKES",),
+    "hobby": ("LIKES",),
+    "join": ("MEMBER_OF",),
+    "member": ("MEMBER_OF",),
+    "club": ("MEMBER_OF",),
+    "family": ("FAMILY_OF",),
+    "friend": ("FRIEND_OF",),
+}
 # nouns too vague to be a topic of their own
 GENERIC_NOUNS = {
     "thing",
@@ -231,6 +261,8 @@ def _extract(doc: Doc, speaker: str | None) -> Extraction:
         entity_type = _entity_type(ent)
         if entity_type:
             state.add(entity_type, ent.text, ent)
+    for token in doc:
+        _unlabelled_person(state, token)
     for chunk in doc.noun_chunks:
         if any(t.i in state.token_key for t in chunk):
             continue
@@ -241,7 +273,45 @@ def _extract(doc: Doc, speaker: str | None) -> Extraction:
     for token in doc:
         _typed_relations(state, token)
     _co_occurrence(state)
-    return Extraction(list(state.mentions.values()), list(state.relations.values()))
+    cues: set[str] = set()
+    for token in doc:
+        lemma = token.lemma_.lower()
+        cues.update(RELATION_CUES.get(lemma, ()))
+        if lemma in FAMILY_ROLES:
+            cues.add("FAMILY_OF")
+        elif lemma in FRIEND_ROLES:
+            cues.add("FRIEND_OF")
+    return Extraction(
+        list(state.mentions.values()), list(state.relations.values()), frozenset(cues)
+    )
+
+
+def _name_span(token: Token) -> Span:
+    """A proper noun with the proper nouns compounded onto it ("Priya", "Mary Ann")."""
+    left = token.i
+    for child in token.lefts:
+        if child.dep_ == "compound" and child.pos_ == "PROPN":
+            left = min(left, child.i)
+    return token.doc[left : token.i + 1]
+
+
+def _unlabelled_person(state: _DocExtraction, token: Token) -> None:
+    """The small model misses many first names; a proper noun that NER left untyped (or typed as a
+    nationality) is a person when it is the subject of a verb or stands beside a role noun
+    ("my friend Priya")."""
+    if token.pos_ != "PROPN" or token.i in state.token_key and token.ent_type_ != "NORP":
+        return
+    beside_role = token.dep_ == "appos" and token.head.lemma_.lower() in ROLE_NOUNS
+    subject = token.dep_ in {"nsubj", "nsubjpass"} and token.head.pos_ in {"VERB", "AUX"}
+    if not (beside_role or subject):
+        return
+    span = _name_span(token)
+    if token.ent_type_ == "NORP":
+        for key in [k for i, k in state.token_key.items() if span.start <= i < span.end]:
+            state.mentions.pop(key, None)
+        for i in range(span.start, span.end):
+            state.token_key.pop(i, None)
+    state.add("person", span.text, span)
 
 
 def _first_person_owner(token: Token, state: _DocExtraction) -> str | None:

@@ -25,6 +25,8 @@ class Relation:
 class Extraction:
     mentions: list[Mention] = field(default_factory=list)
     relations: list[Relation] = field(default_factory=list)
+    # relation types the text's words point at ("work" -> WORKS_AT, WORKS_ON), for retrieval
+    cues: frozenset[str] = frozenset()
 
     def keys(self) -> list[str]:
         return [m.key for m in self.mentions]

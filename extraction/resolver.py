@@ -1,6 +1,6 @@
 """Resolution of fresh mentions against a user's known entities.
 
-Order: exact key; a known alias; the same slug under another type when exactly one entity has it
+Order: exact key; a known alias (a speaker's name stops here: it is authoritative); the same slug under another type when exactly one entity has it
 (spaCy's small model sometimes tags a person as ORG); for persons, an unambiguous first name ↔ full
 name ("Mary" → person:mary_smith when she is the only known Mary, and "Mary Smith" → person:mary
 when that is the only Mary). Every resolved mention adds what it learned to the catalogue, so the
@@ -43,16 +43,20 @@ class Resolver:
         found = self._resolve(key)
         return found if found in self.entities else None
 
-    def _resolve(self, key: str) -> str:
+    def _resolve(self, key: str, exact: bool = False) -> str:
         if key in self.entities:
             return key
         if key in self._alias:
             return self._alias[key]
+        if exact:
+            return key
         entity_type, value = split_key(key)
         same_slug = self._by_slug.get(value, set())
-        if entity_type in _CONFUSABLE and len(same_slug) == 1:
+        if len(same_slug) == 1:
             (other,) = same_slug
-            if split_key(other)[0] in _CONFUSABLE:
+            other_type = split_key(other)[0]
+            # names are names: any mention spelled like the one known person is that person
+            if other_type == "person" or (entity_type in _CONFUSABLE and other_type in _CONFUSABLE):
                 return other
         if entity_type == "person":
             first = value.split("_", 1)[0]
@@ -67,13 +71,25 @@ class Resolver:
                     return bare
         return key
 
+    def learn_speakers(self, extractions: Iterable[Extraction]) -> None:
+        """Speakers of a batch are known before it resolves, so "Hi Ben" early in a batch meets
+        the speaker "Ben Carter" who only talks later."""
+        for extraction in extractions:
+            for mention in extraction.mentions:
+                if (
+                    mention.as_speaker
+                    and self._resolve(mention.key, exact=True) not in self.entities
+                ):
+                    self.learn(KnownEntity(mention.key, mention.type, mention.label))
+
     def resolve(self, extraction: Extraction) -> tuple[Extraction, dict[str, set[str]]]:
         """The extraction with keys resolved, plus the aliases learned per resolved key."""
         mapping: dict[str, str] = {}
         aliases: dict[str, set[str]] = defaultdict(set)
         mentions: dict[str, Mention] = {}
         for mention in extraction.mentions:
-            target = self._resolve(mention.key)
+            # a speaker's own name is authoritative: only exact keys and aliases apply
+            target = self._resolve(mention.key, exact=mention.as_speaker)
             mapping[mention.key] = target
             known = self.entities.get(target)
             if known is None:
@@ -104,4 +120,5 @@ class Resolver:
             src, dst = mapping.get(rel.src, rel.src), mapping.get(rel.dst, rel.dst)
             if src != dst:
                 relations.setdefault((src, rel.type, dst), Relation(src, rel.type, dst, rel.role))
-        return Extraction(list(mentions.values()), list(relations.values())), dict(aliases)
+        resolved = Extraction(list(mentions.values()), list(relations.values()), extraction.cues)
+        return resolved, dict(aliases)

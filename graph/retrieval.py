@@ -2,8 +2,10 @@
 
 1. Mentions of the message (spaCy, plus n-grams of the message matched against the user's known
    entity names, so lower-case or NER-missed names still count), resolved against the catalogue.
-2. Per seed, up to `expand_per_seed` neighbours: relations backed by pinned or importance-3
-   memories first (`strong`), then the strongest by count.
+2. Per seed, up to `expand_per_seed` neighbours: relations of a type the message cues first
+   ("work" → WORKS_AT), then relations backed by pinned or importance-3 memories (`strong`),
+   then the strongest by count. Memories that are the evidence of a cued relation of a seed are
+   candidates too, and count as a structural match inside Similarity (graph/scoring.py).
 3. Candidates: memories mentioning seeds or expanded entities (newest `per_entity` each) ∪ FAISS
    top-k for the message.
 4. Score with graph/scoring.py; every memory carries its parts and `via`.
@@ -88,7 +90,7 @@ def message_keys(
             for key in by_slug.get(value, []):
                 if key not in keys:
                     keys.append(key)
-    return keys
+    return keys, extraction.cues
 
 
 def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
@@ -96,7 +98,7 @@ def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
     as_of = request.as_of if request.as_of is not None else time.time()
     user_id = request.user_id
     resolver = service.catalog(user_id)
-    seeds = message_keys(service, user_id, request.message, request.speaker)
+    seeds, cues = message_keys(service, user_id, request.message, request.speaker)
 
     # one-hop expansion
     seed_cards = service.store.entities(user_id, seeds)
@@ -105,7 +107,9 @@ def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
         card = seed_cards.get(seed)
         if card is None:
             continue
-        ranked = sorted(card.relations, key=lambda r: (r.strong > 0, r.count), reverse=True)
+        ranked = sorted(
+            card.relations, key=lambda r: (r.type in cues, r.strong > 0, r.count), reverse=True
+        )
         taken = 0
         for rel in ranked:
             if taken >= request.expand_per_seed:
@@ -115,12 +119,18 @@ def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
             expanded[rel.target] = f"{rel.type} of {seed}"
             taken += 1
 
+    # memories that are the evidence of a relation the message asks about
+    cued: dict[str, str] = {}
+    for row in service.store.relation_evidence(user_id, seeds, sorted(cues)):
+        for memory_id in row["evidence"] or ():
+            cued.setdefault(memory_id, f"relation:{row['type']}:{row['target']}")
+
     # candidates
     query = service.embedder.embed([embedding_text(request.message, None)])[0]
     entity_ids = service.store.entity_memory_ids(user_id, [*seeds, *expanded], request.per_entity)
     k = max(request.vector_k, request.max_memories * 4)
     vector_hits = dict(service.vectors.search(user_id, query, k))
-    candidate_ids: list[str] = list(vector_hits)
+    candidate_ids: list[str] = [*vector_hits, *cued]
     for ids in entity_ids.values():
         candidate_ids.extend(ids)
     records = service.store.memories(user_id, candidate_ids)
@@ -137,12 +147,14 @@ def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
     relevant = set(seeds) | set(expanded)
     scored: list[ScoredMemory] = []
     for memory_id, memory in records.items():
-        sim = scoring.similarity(cosine.get(memory_id, 0.0))
+        sim = scoring.similarity(cosine.get(memory_id, 0.0), memory_id in cued)
         rec = scoring.recency(memory.occurred_at, as_of, request.weights.half_life_days)
         linked = [k for k in memory.entity_keys if k in relevant]
         freq = max((scoring.frequency(counts.get(k, 0), max_count) for k in linked), default=0.0)
         via = [f"entity:{k}" for k in linked if k in seeds]
         via += [f"expanded:{k} ({expanded[k]})" for k in linked if k in expanded]
+        if memory_id in cued:
+            via.append(cued[memory_id])
         if memory_id in vector_hits:
             via.append("similarity")
         if memory.pinned:

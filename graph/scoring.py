@@ -1,7 +1,8 @@
 """Pure ranking maths, free of I/O: the spec's weighted score and its parts.
 
 Score = w_s·Similarity + w_r·Recency + w_f·Frequency, with Recency = 0.5^(age_days / half_life)
-against `as_of`, and Frequency the normalised count of memories that contain the entity key.
+against `as_of`, Frequency the normalised count of memories that contain the entity key, and
+Similarity the cosine of the embeddings, raised for a structural match (see `similarity`).
 """
 
 from __future__ import annotations
@@ -46,8 +47,12 @@ def frequency(count: int, max_count: int) -> float:
     return math.log1p(count) / math.log1p(max_count)
 
 
-def similarity(cosine: float) -> float:
-    return min(1.0, max(0.0, cosine))
+def similarity(cosine: float, structural_match: bool = False) -> float:
+    """Cosine clipped to [0, 1]. A memory that is the recorded evidence of the very relation the
+    message asks about (a seed's WORKS_AT for "where does she work?") is a structural match: its
+    similarity moves halfway from the cosine to 1."""
+    base = min(1.0, max(0.0, cosine))
+    return base + (1.0 - base) / 2 if structural_match else base
 
 
 def combine(weights: Weights, sim: float, rec: float, freq: float) -> float:

@@ -157,6 +157,7 @@ class MemoryService:
         texts = [(batch[i].text, batch[i].speaker) for i in fresh]
         extractions = self.extractor.extract_many(texts)
         resolver = self.catalog(user_id)
+        resolver.learn_speakers(extractions)
         resolved: list[Extraction] = []
         aliases: dict[str, set[str]] = defaultdict(set)
         for extraction in extractions:
@@ -191,8 +192,9 @@ class MemoryService:
         if not is_memory_id(memory_id):
             raise NotFound(f"no memory {memory_id!r} for this user")
         with self._write_lock:
-            if not self.store.forget(user_id, memory_id):
+            if not self.store.memories(user_id, [memory_id]):
                 raise NotFound(f"no memory {memory_id!r} for this user")
+            self.store.forget(user_id, memory_id)
             self.vectors.remove(user_id, [memory_id])
             self.vectors.flush()
             self._forget_catalog(user_id)

@@ -30,6 +30,7 @@ STATEMENTS = {
     "forget_user",
     "touch_memories",
     "list_memory_users",
+    "relation_evidence",
     "list_memory_vectors",
     "get_memory_embeddings",
     "count_memories",
@@ -176,6 +177,13 @@ class Store:
             return {}
         rows = self._run("entity_memories", user_id=user_id, keys=wanted, limit=limit)
         return {row["key"]: [MemoryId(i) for i in row["ids"]] for row in rows}
+
+    def relation_evidence(
+        self, user_id: str, keys: Sequence[str], types: Sequence[str]
+    ) -> list[dict[str, Any]]:
+        if not keys or not types:
+            return []
+        return self._run("relation_evidence", user_id=user_id, keys=list(keys), types=list(types))
 
     def memory_entity_keys(self, user_id: str, ids: Iterable[str]) -> dict[str, list[str]]:
         wanted = list(dict.fromkeys(ids))

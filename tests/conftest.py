@@ -1,0 +1,78 @@
+"""Shared fixtures: the real models are loaded once per session; each integration module gets a
+real embedded engine on its own temporary data directory, reached through the ASGI app."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from api.app import create_app
+from api.runtime import Runtime, start
+from extraction.embedder import Embedder
+from extraction.extractor import Extractor
+from graph.settings import Settings
+
+
+@pytest.fixture(scope="session")
+def extractor() -> Extractor:
+    return Extractor.load()
+
+
+@pytest.fixture(scope="session")
+def embedder() -> Embedder:
+    return Embedder()
+
+
+class Api:
+    """A GraphQL client over the ASGI app."""
+
+    def __init__(self, client: TestClient, runtime: Runtime) -> None:
+        self.client = client
+        self.runtime = runtime
+
+    def raw(self, query: str, headers: dict[str, str] | None = None, **variables: Any) -> Any:
+        response = self.client.post(
+            "/graphql", json={"query": query, "variables": variables}, headers=headers or {}
+        )
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def ok(self, query: str, **variables: Any) -> Any:
+        body = self.raw(query, **variables)
+        assert "errors" not in body, body["errors"]
+        return body["data"]
+
+    def error_code(self, query: str, **variables: Any) -> str:
+        body = self.raw(query, **variables)
+        assert body.get("errors"), f"expected an error, got {body}"
+        return str(body["errors"][0]["extensions"]["code"])
+
+
+def open_api(
+    data_dir: Path, extractor: Extractor, embedder: Embedder, **settings: Any
+) -> tuple[Api, TestClient]:
+    config = Settings(data_dir=data_dir, **settings)
+    runtime = start(config, extractor=extractor, embedder=embedder)
+    client = TestClient(create_app(config, runtime=runtime))
+    client.__enter__()
+    return Api(client, runtime), client
+
+
+def close_api(api: Api) -> None:
+    api.client.__exit__(None, None, None)
+    api.runtime.close()
+
+
+@pytest.fixture(scope="module")
+def api(
+    tmp_path_factory: pytest.TempPathFactory, extractor: Extractor, embedder: Embedder
+) -> Iterator[Api]:
+    client_api, _ = open_api(tmp_path_factory.mktemp("data"), extractor, embedder)
+    try:
+        yield client_api
+    finally:
+        close_api(client_api)

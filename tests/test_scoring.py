@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from graph import scoring
+from graph.scoring import DAY, Weights
+
+
+def test_recency_halves_every_half_life() -> None:
+    assert scoring.recency(0.0, 14 * DAY, 14) == pytest.approx(0.5)
+    assert scoring.recency(0.0, 28 * DAY, 14) == pytest.approx(0.25)
+    assert scoring.recency(10 * DAY, 10 * DAY, 14) == 1.0
+
+
+def test_recency_of_a_future_memory_is_one() -> None:
+    assert scoring.recency(5 * DAY, 0.0, 14) == 1.0
+
+
+def test_frequency_is_normalised() -> None:
+    assert scoring.frequency(0, 10) == 0.0
+    assert scoring.frequency(10, 10) == pytest.approx(1.0)
+    assert 0 < scoring.frequency(2, 10) < scoring.frequency(5, 10) < 1
+
+
+def test_combine_uses_the_spec_weights() -> None:
+    assert scoring.combine(Weights(), 1.0, 0.5, 0.0) == pytest.approx(0.4 + 0.15)
+
+
+def test_combine_normalises_custom_weights() -> None:
+    assert scoring.combine(Weights(2, 0, 0), 0.5, 1.0, 1.0) == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize(
+    "weights",
+    [Weights(-1, 0, 0), Weights(0, 0, 0), Weights(math.nan, 1, 1), Weights(half_life_days=0)],
+)
+def test_invalid_weights(weights: Weights) -> None:
+    with pytest.raises(ValueError, match="weights must|halfLifeDays"):
+        weights.validate()
+
+
+def test_similarity_is_clipped() -> None:
+    assert scoring.similarity(-0.3) == 0.0
+    assert scoring.similarity(0.7) == pytest.approx(0.7)
+
+
+def test_structural_match_moves_similarity_halfway_to_one() -> None:
+    assert scoring.similarity(0.4, structural_match=True) == pytest.approx(0.7)
+    assert scoring.similarity(-1.0, structural_match=True) == pytest.approx(0.5)
