@@ -28,6 +28,7 @@ lint: setup
 
 test: setup
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 bench-locomo: setup

@@ -31,7 +31,9 @@ class RecollectGraphQL(GraphQL[Context, None]):
         super().__init__(schema, graphql_ide="graphiql")
         self.app_state = app_state
 
-    async def get_context(self, request: Request | WebSocket, response: Response | None) -> Context:
+    async def get_context(
+        self, request: Request | WebSocket, response: Response | WebSocket
+    ) -> Context:
         runtime = self.app_state.runtime
         keyring: KeyRing = self.app_state.keyring
         principal = keyring.authenticate(request.headers.get("authorization"))
@@ -78,5 +80,5 @@ def create_app(settings: Settings | None = None, runtime: Any = None) -> Starlet
     app = Starlette(lifespan=lifespan, routes=[Route("/healthz", healthz)])
     app.state.keyring = keyring
     graphql_app = RecollectGraphQL(app.state)
-    app.add_route("/graphql", graphql_app)
+    app.add_route("/graphql", graphql_app)  # type: ignore[arg-type]  # an ASGI app, not a view
     return app

@@ -1,6 +1,7 @@
 """Resolution of fresh mentions against a user's known entities.
 
-Order: exact key; a known alias (a speaker's name stops here: it is authoritative); the same slug under another type when exactly one entity has it
+Order: exact key; a known alias (a speaker's name stops here: it is authoritative); the same
+slug under another type when exactly one entity has it
 (spaCy's small model sometimes tags a person as ORG); for persons, an unambiguous first name ↔ full
 name ("Mary" → person:mary_smith when she is the only known Mary, and "Mary Smith" → person:mary
 when that is the only Mary). Every resolved mention adds what it learned to the catalogue, so the

@@ -68,8 +68,8 @@ class ContextResult:
 
 def message_keys(
     service: MemoryService, user_id: str, message: str, speaker: str | None
-) -> list[str]:
-    """Known entity keys the message refers to, in order of appearance."""
+) -> tuple[list[str], frozenset[str]]:
+    """Known entity keys the message refers to (in order of appearance) and its relation cues."""
     resolver = service.catalog(user_id)
     keys: list[str] = []
     extraction = service.extractor.extract(message, speaker)
@@ -137,7 +137,7 @@ def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
     records = {i: m for i, m in records.items() if m.occurred_at <= as_of}
     missing = [i for i in records if i not in vector_hits]
     stored = service.vectors.vectors(user_id, missing)
-    cosine = dict(vector_hits)
+    cosine: dict[str, float] = {str(k): v for k, v in vector_hits.items()}
     for memory_id, vector in stored.items():
         cosine[memory_id] = float(np.dot(vector, query))
 

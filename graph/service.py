@@ -103,13 +103,14 @@ class MemoryService:
             for user_id, positions in by_user.items():
                 self._remember_user(user_id, batch, positions, ids, created, now)
             self.vectors.flush()
-        by_id: dict[str, MemoryRecord] = {}
+        by_id: dict[MemoryId, MemoryRecord] = {}
         for user_id, positions in by_user.items():
             by_id.update(self.store.memories(user_id, [ids[i] or "" for i in positions]))
-        lost = [ids[i] for i in range(len(batch)) if (ids[i] or "") not in by_id]
+        final = [MemoryId(i or "") for i in ids]
+        lost = [i for i in final if i not in by_id]
         if lost:
             raise NotFound(f"memories {lost} vanished while being written")
-        records = [by_id[ids[i] or ""] for i in range(len(batch))]
+        records = [by_id[i] for i in final]
         return RememberResult(records, created)
 
     def _remember_user(

@@ -14,7 +14,9 @@ mutation($inputs: [MemoryInput!]!) {
   rememberMany(inputs: $inputs) { id externalId text speaker occurredAt entities { key } }
 }"""
 REMEMBER = """
-mutation($input: MemoryInput!) { remember(input: $input) { id text externalId importance pinned } }"""
+mutation($input: MemoryInput!) {
+  remember(input: $input) { id text externalId importance pinned }
+}"""
 CONTEXT = """
 query($user: ID!, $message: String!, $budget: Int, $max: Int, $asOf: DateTime) {
   context(userId: $user, message: $message, tokenBudget: $budget, maxMemories: $max,

