@@ -4,6 +4,8 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 # CPU build of torch: without this pin pip resolves a CUDA build of several GB.
 TORCH ?= torch==2.13.0
+# Neo4j's Cypher parser (npm), used by tests/test_cypher_parser.py; npm ci writes this file.
+CYPHERLINT := tools/cypherlint/node_modules/.package-lock.json
 
 .PHONY: setup serve test lint bench-locomo
 
@@ -19,6 +21,10 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml requirements/models.txt
 
 setup: $(VENV)/.installed
 
+$(CYPHERLINT): tools/cypherlint/package.json tools/cypherlint/package-lock.json
+	npm ci --prefix tools/cypherlint --no-audit --no-fund
+	touch $@
+
 serve: setup
 	$(BIN)/recollect serve
 
@@ -26,7 +32,7 @@ lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
-test: setup
+test: setup $(CYPHERLINT)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
