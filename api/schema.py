@@ -11,7 +11,7 @@ import base64
 import binascii
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -223,8 +223,12 @@ class ScoredMemory:
     similarity: float
     recency: float
     frequency: float
+    neighbour: float = strawberry.field(
+        description="Added to score: the profile's share of the best adjacent turn's score"
+    )
     via: list[str] = strawberry.field(
-        description="Why it was found: entity:…, expanded:…, similarity"
+        description="Why it was found: entity:…, expanded:…, relation:…, similarity, lexical, "
+        "neighbour, pinned"
     )
 
 
@@ -291,6 +295,12 @@ class ScoreWeightsInput:
     recency: float | None = None
     frequency: float | None = None
     half_life_days: float | None = None
+    lexical: float | None = strawberry.field(
+        default=None, description="Share of Similarity from BM25, 0 to 1"
+    )
+    neighbours: float | None = strawberry.field(
+        default=None, description="Share of the best adjacent turn's score added, 0 to 1"
+    )
 
 
 def _cursor(key: str) -> str:
@@ -313,14 +323,19 @@ def _weights(profile: str, weights: ScoreWeightsInput | None) -> Weights:
     base = PRESETS[profile]
     if weights is None:
         return base
-    chosen = Weights(
-        similarity=base.similarity if weights.similarity is None else weights.similarity,
-        recency=base.recency if weights.recency is None else weights.recency,
-        frequency=base.frequency if weights.frequency is None else weights.frequency,
-        half_life_days=(
-            base.half_life_days if weights.half_life_days is None else weights.half_life_days
-        ),
-    )
+    overrides = {
+        name: value
+        for name in (
+            "similarity",
+            "recency",
+            "frequency",
+            "half_life_days",
+            "lexical",
+            "neighbours",
+        )
+        if (value := getattr(weights, name)) is not None
+    }
+    chosen = replace(base, **overrides)
     try:
         chosen.validate()
     except ValueError as exc:
@@ -340,6 +355,7 @@ def _context_block(user_id: str, result: ContextResult) -> ContextBlock:
                 similarity=s.similarity,
                 recency=s.recency,
                 frequency=s.frequency,
+                neighbour=s.neighbour,
                 via=list(s.via),
             )
             for s in result.memories

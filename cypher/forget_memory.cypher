@@ -1,5 +1,6 @@
 // Forgets one memory: removes it from the evidence of the relations it backs, deletes relations and
-// entities left without evidence, recounts the mentions of the entities it touched, then deletes it.
+// entities left without evidence, recounts the mentions of the entities it touched, closes the gap
+// in its session's NEXT chain, then deletes it.
 MATCH (m:Memory {user_id: $user_id, id: $id})
 OPTIONAL MATCH (m)-[:MENTIONS]->(e:Entity)
 WITH m, collect(e) AS entities
@@ -11,6 +12,11 @@ FOREACH (r IN rels |
     r.count = r.count - 1,
     r.strong = CASE WHEN m.pinned OR m.importance >= 3 THEN r.strong - 1 ELSE r.strong END)
 FOREACH (r IN [x IN rels WHERE size(x.evidence) = 0] | DELETE r)
+WITH m, entities
+OPTIONAL MATCH (before:Memory)-[:NEXT]->(m)
+OPTIONAL MATCH (m)-[:NEXT]->(after:Memory)
+FOREACH (_ IN CASE WHEN before IS NULL OR after IS NULL THEN [] ELSE [1] END |
+  CREATE (before)-[:NEXT]->(after))
 DETACH DELETE m
 WITH entities
 UNWIND CASE WHEN size(entities) = 0 THEN [null] ELSE entities END AS e

@@ -1,4 +1,5 @@
-// Writes one batch of memories with their entities, MENTIONS edges and typed relations in a single
+// Writes one batch of memories with their entities, MENTIONS edges, the NEXT chain of each session's
+// turns (in ingest order) and typed relations in a single
 // statement, so the batch is atomic on both engines. The Python side pre-aggregates per entity and
 // per relation; every list may be empty, hence the [null] padding and FOREACH guards.
 // Labels and relationship types are literals from graph/vocabulary.py (a test keeps them in sync).
@@ -36,6 +37,13 @@ FOREACH (_ IN CASE WHEN mem IS NULL OR e IS NULL THEN [] ELSE [1] END |
   CREATE (mem)-[:MENTIONS {as_speaker: me.as_speaker}]->(e)
 )
 WITH created, count(*) AS _mentions
+UNWIND CASE WHEN size($next) = 0 THEN [null] ELSE $next END AS nx
+OPTIONAL MATCH (before:Memory {user_id: $user_id, id: nx.from})
+OPTIONAL MATCH (after:Memory {user_id: $user_id, id: nx.to})
+FOREACH (_ IN CASE WHEN before IS NULL OR after IS NULL THEN [] ELSE [1] END |
+  CREATE (before)-[:NEXT]->(after)
+)
+WITH created, count(*) AS _next
 UNWIND CASE WHEN size($relations) = 0 THEN [null] ELSE $relations END AS r
 OPTIONAL MATCH (a:Entity {user_id: $user_id, key: r.src})
 OPTIONAL MATCH (b:Entity {user_id: $user_id, key: r.dst})

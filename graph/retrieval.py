@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -44,6 +45,8 @@ class ContextRequest:
     expand_per_seed: int = 2
     per_entity: int = 50
     vector_k: int = 50
+    lexical_k: int = 50
+    neighbour_pool: int = 30
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,7 @@ class ScoredMemory:
     recency: float
     frequency: float
     via: tuple[str, ...]
+    neighbour: float = 0.0  # the share of the best adjacent turn's score added to `score`
 
 
 @dataclass
@@ -130,25 +134,38 @@ def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
     entity_ids = service.store.entity_memory_ids(user_id, [*seeds, *expanded], request.per_entity)
     k = max(request.vector_k, request.max_memories * 4)
     vector_hits = dict(service.vectors.search(user_id, query, k))
-    candidate_ids: list[str] = [*vector_hits, *cued]
+    lexical_raw = service.lexical.get(user_id).scores(request.message)
+    best_lexical = max(lexical_raw.values(), default=0.0)
+    lexical = {i: v / best_lexical for i, v in lexical_raw.items()} if best_lexical else {}
+    lexical_top = sorted(lexical, key=lambda i: -lexical[i])[: max(request.lexical_k, k)]
+    candidate_ids: list[str] = [*vector_hits, *lexical_top, *cued]
     for ids in entity_ids.values():
         candidate_ids.extend(ids)
-    records = service.store.memories(user_id, candidate_ids)
-    records = {i: m for i, m in records.items() if m.occurred_at <= as_of}
-    missing = [i for i in records if i not in vector_hits]
-    stored = service.vectors.vectors(user_id, missing)
     cosine: dict[str, float] = {str(k): v for k, v in vector_hits.items()}
-    for memory_id, vector in stored.items():
-        cosine[memory_id] = float(np.dot(vector, query))
-
-    # scoring
+    lexical_set = set(lexical_top)
     counts = {key: entity.mention_count for key, entity in resolver.entities.items()}
     max_count = max(counts.values(), default=0)
     relevant = set(seeds) | set(expanded)
-    scored: list[ScoredMemory] = []
-    for memory_id, memory in records.items():
-        sim = scoring.similarity(cosine.get(memory_id, 0.0), memory_id in cued)
-        rec = scoring.recency(memory.occurred_at, as_of, request.weights.half_life_days)
+    weights = request.weights
+
+    def fetch(ids: list[str]) -> dict[str, MemoryRecord]:
+        found = service.store.memories(user_id, ids)
+        kept = {str(i): m for i, m in found.items() if m.occurred_at <= as_of}
+        missing = [i for i in kept if i not in cosine]
+        for memory_id, vector in service.vectors.vectors(user_id, missing).items():
+            cosine[memory_id] = float(np.dot(vector, query))
+        return kept
+
+    def score_one(
+        memory_id: str, memory: MemoryRecord, extra: tuple[str, ...] = ()
+    ) -> ScoredMemory:
+        sim = scoring.similarity(
+            cosine.get(memory_id, 0.0),
+            lexical.get(memory_id, 0.0),
+            weights.lexical,
+            memory_id in cued,
+        )
+        rec = scoring.recency(memory.occurred_at, as_of, weights.half_life_days)
         linked = [k for k in memory.entity_keys if k in relevant]
         freq = max((scoring.frequency(counts.get(k, 0), max_count) for k in linked), default=0.0)
         via = [f"entity:{k}" for k in linked if k in seeds]
@@ -157,12 +174,21 @@ def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
             via.append(cued[memory_id])
         if memory_id in vector_hits:
             via.append("similarity")
+        if memory_id in lexical_set:
+            via.append("lexical")
         if memory.pinned:
             via.append("pinned")
-        score = scoring.combine(request.weights, sim, rec, freq)
-        scored.append(ScoredMemory(memory, score, sim, rec, freq, tuple(via)))
-    scored.sort(key=lambda s: (s.score, s.memory.occurred_at), reverse=True)
-    top = scored[: request.max_memories]
+        via.extend(extra)
+        score = scoring.combine(weights, sim, rec, freq)
+        return ScoredMemory(memory, score, sim, rec, freq, tuple(via))
+
+    scored = {i: score_one(i, m) for i, m in fetch(candidate_ids).items()}
+    if weights.neighbours > 0 and scored:
+        scored = _with_neighbours(
+            service, user_id, scored, fetch, score_one, weights.neighbours, request.neighbour_pool
+        )
+    ordered = sorted(scored.values(), key=lambda s: (s.score, s.memory.occurred_at), reverse=True)
+    top = ordered[: request.max_memories]
 
     # cards: seeds first, then expanded entities
     card_keys = [*seeds, *expanded][: request.max_cards]
@@ -177,3 +203,36 @@ def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
     kept = [top[i] for i in block.memories]
     service.touch_later(user_id, [s.memory.id for s in kept])
     return ContextResult(block.text, block.tokens, block.cards, kept, seeds, list(expanded))
+
+
+def _with_neighbours(
+    service: MemoryService,
+    user_id: str,
+    scored: dict[str, ScoredMemory],
+    fetch: Callable[[list[str]], dict[str, MemoryRecord]],
+    score_one: Callable[..., ScoredMemory],
+    share: float,
+    pool_size: int,
+) -> dict[str, ScoredMemory]:
+    """Adjacent turns of a session answer each other ("Did you go?" "Yes, last Sunday!"): the best
+    `pool_size` memories bring their NEXT-chain neighbours in as candidates, and every memory adds
+    `share` × the better of its neighbours' own scores to its score."""
+    pool = sorted(scored.values(), key=lambda s: s.score, reverse=True)[:pool_size]
+    links = service.store.neighbours(user_id, [s.memory.id for s in pool])
+    adjacent: dict[str, set[str]] = {}
+    for memory_id, pair in links.items():
+        for other in pair:
+            if other:
+                adjacent.setdefault(memory_id, set()).add(other)
+                adjacent.setdefault(other, set()).add(memory_id)
+    fresh = [i for i in adjacent if i not in scored]
+    for memory_id, memory in fetch(fresh).items():
+        scored[memory_id] = score_one(memory_id, memory, ("neighbour",))
+    out: dict[str, ScoredMemory] = {}
+    for memory_id, item in scored.items():
+        best = max(
+            (scored[o].score for o in adjacent.get(memory_id, ()) if o in scored), default=0.0
+        )
+        bonus = share * best
+        out[memory_id] = replace(item, score=item.score + bonus, neighbour=bonus)
+    return out

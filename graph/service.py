@@ -26,6 +26,7 @@ from graph import ingest
 from graph.errors import NotFound
 from graph.ids import MemoryId, is_memory_id, new_memory_id
 from graph.ingest import NewMemory
+from graph.lexical import LexicalIndexes
 from graph.records import EntityRecord, MemoryRecord
 from graph.store import Store
 from graph.vectors import VectorStore, to_faiss_id
@@ -68,6 +69,7 @@ class MemoryService:
         self._write_lock = threading.Lock()
         self._catalog_lock = threading.Lock()
         self._catalogs: dict[str, Resolver] = {}
+        self.lexical = LexicalIndexes(store.memory_texts)
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recollect-bg")
 
     def close(self) -> None:
@@ -87,6 +89,7 @@ class MemoryService:
     def _forget_catalog(self, user_id: str) -> None:
         with self._catalog_lock:
             self._catalogs.pop(user_id, None)
+        self.lexical.invalidate(user_id)
 
     # -- ingest -------------------------------------------------------------------------------
 
@@ -167,6 +170,8 @@ class MemoryService:
             for key, names in learned.items():
                 aliases[key] |= names
         vectors = self.embedder.embed([embedding_text(t, s) for t, s in texts])
+        sessions = sorted({s for i in fresh if (s := batch[i].session_id)})
+        session_tails = self.store.last_in_sessions(user_id, sessions)
         params = _batch_params(
             user_id,
             [batch[i] for i in fresh],
@@ -177,6 +182,7 @@ class MemoryService:
             vectors.tolist(),
             self.embedder.model_id,
             now,
+            session_tails,
         )
         self.store.write_batch(user_id, **params)
         # counts in the cached catalogue follow the write
@@ -185,6 +191,7 @@ class MemoryService:
             if known is not None:
                 resolver.learn(replace(known, mention_count=known.mention_count + entity["count"]))
         self.vectors.add(user_id, [ids[i] or "" for i in fresh], vectors)
+        self.lexical.invalidate(user_id)
 
     # -- deletion and pinning -----------------------------------------------------------------
 
@@ -301,16 +308,26 @@ def _batch_params(
     vectors: list[list[float]],
     model_id: str,
     now: float,
+    session_tails: dict[str, str],
 ) -> dict[str, list[dict[str, Any]]]:
-    """Pre-aggregates a batch into the flat lists write_memories.cypher unwinds."""
+    """Pre-aggregates a batch into the flat lists write_memories.cypher unwinds.
+
+    `created_at` grows by a microsecond per position so the batch's order is kept, and each
+    memory of a session is chained (NEXT) after the session's previous one."""
     memory_rows: list[dict[str, Any]] = []
+    next_edges: list[dict[str, str]] = []
+    tails = dict(session_tails)
     entities: dict[str, dict[str, Any]] = {}
     mentions: list[dict[str, Any]] = []
     relations: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for memory, memory_id, digest, extraction, vector in zip(
-        memories, ids, hashes, extractions, vectors, strict=True
+    for position, (memory, memory_id, digest, extraction, vector) in enumerate(
+        zip(memories, ids, hashes, extractions, vectors, strict=True)
     ):
         occurred = memory.occurred_at if memory.occurred_at is not None else now
+        if memory.session_id:
+            if memory.session_id in tails:
+                next_edges.append({"from": tails[memory.session_id], "to": memory_id})
+            tails[memory.session_id] = memory_id
         importance = 1 if memory.importance is None else memory.importance
         pinned = bool(memory.pinned)
         memory_rows.append(
@@ -321,7 +338,7 @@ def _batch_params(
                 "speaker": memory.speaker,
                 "session_id": memory.session_id,
                 "occurred_at": occurred,
-                "created_at": now,
+                "created_at": now + position * 1e-6,
                 "external_id": memory.external_id,
                 "content_hash": digest,
                 "importance": importance,
@@ -378,6 +395,7 @@ def _batch_params(
         "entities": list(entities.values()),
         "mentions": mentions,
         "relations": list(relations.values()),
+        "next": next_edges,
     }
 
 

@@ -31,6 +31,9 @@ STATEMENTS = {
     "touch_memories",
     "list_memory_users",
     "relation_evidence",
+    "list_memory_texts",
+    "last_in_sessions",
+    "memory_neighbours",
     "list_memory_vectors",
     "get_memory_embeddings",
     "count_memories",
@@ -54,6 +57,7 @@ class Store:
         entities: list[dict[str, Any]],
         mentions: list[dict[str, Any]],
         relations: list[dict[str, Any]],
+        next: list[dict[str, Any]],
     ) -> int:
         rows = self._run(
             "write_memories",
@@ -62,6 +66,7 @@ class Store:
             entities=entities,
             mentions=mentions,
             relations=relations,
+            next=next,
         )
         return int(rows[0]["created"]) if rows else 0
 
@@ -185,6 +190,20 @@ class Store:
             return []
         return self._run("relation_evidence", user_id=user_id, keys=list(keys), types=list(types))
 
+    def last_in_sessions(self, user_id: str, sessions: Sequence[str]) -> dict[str, str]:
+        if not sessions:
+            return {}
+        rows = self._run("last_in_sessions", user_id=user_id, sessions=list(sessions))
+        return {row["session"]: row["last"] for row in rows}
+
+    def neighbours(
+        self, user_id: str, ids: Sequence[str]
+    ) -> dict[str, tuple[str | None, str | None]]:
+        if not ids:
+            return {}
+        rows = self._run("memory_neighbours", user_id=user_id, ids=list(ids))
+        return {row["id"]: (row.get("before"), row.get("after")) for row in rows}
+
     def memory_entity_keys(self, user_id: str, ids: Iterable[str]) -> dict[str, list[str]]:
         wanted = list(dict.fromkeys(ids))
         if not wanted:
@@ -204,6 +223,9 @@ class Store:
     def memory_vector_ids(self, user_id: str) -> dict[str, str | None]:
         rows = self._run("list_memory_vectors", user_id=user_id)
         return {row["id"]: row.get("embedding_model") for row in rows}
+
+    def memory_texts(self, user_id: str) -> list[dict[str, Any]]:
+        return self._run("list_memory_texts", user_id=user_id)
 
     def memory_embeddings(self, user_id: str, ids: Sequence[str]) -> list[dict[str, Any]]:
         return self._run("get_memory_embeddings", user_id=user_id, ids=list(ids))

@@ -31,7 +31,8 @@ RELATION_TYPES: tuple[str, ...] = (
 )
 
 NODE_LABELS: tuple[str, ...] = ("Memory", "Entity", *ENTITY_LABELS.values())
-EDGE_TYPES: tuple[str, ...] = ("MENTIONS", *RELATION_TYPES)
+# MENTIONS: memory -> entity; NEXT: a session's turns in ingest order
+EDGE_TYPES: tuple[str, ...] = ("MENTIONS", "NEXT", *RELATION_TYPES)
 
 _IDENTIFIER = re.compile(r"^[A-Z][A-Za-z_]{0,63}$")
 

@@ -18,9 +18,10 @@ mutation($input: MemoryInput!) {
   remember(input: $input) { id text externalId importance pinned }
 }"""
 CONTEXT = """
-query($user: ID!, $message: String!, $budget: Int, $max: Int, $asOf: DateTime) {
+query($user: ID!, $message: String!, $budget: Int, $max: Int, $asOf: DateTime,
+      $profile: String! = "default") {
   context(userId: $user, message: $message, tokenBudget: $budget, maxMemories: $max,
-          asOf: $asOf) {
+          asOf: $asOf, profile: $profile) {
     text tokens seeds expanded
     entityCards { key type label mentionCount relations { type direction role count
                   target { key label } } }
@@ -127,7 +128,7 @@ def test_relation_cue_follows_the_asked_relation(
 
 
 def test_context_parts_and_via(api: Api, remembered: list[dict[str, Any]]) -> None:
-    block = _context(api, "Where does Mary live?")
+    block = _context(api, "Where does Mary live?", profile="spec")
     scores = [m["score"] for m in block["memories"]]
     assert scores == sorted(scores, reverse=True)
     first = block["memories"][0]
@@ -168,7 +169,8 @@ def test_token_budget_is_never_exceeded(api: Api, remembered: list[dict[str, Any
 def test_max_memories_and_custom_weights(api: Api, remembered: list[dict[str, Any]]) -> None:
     block = api.ok(
         """query { context(userId: "alice", message: "Mary", maxMemories: 3,
-           asOf: "2026-10-16T00:00:00Z", weights: {similarity: 1, recency: 0, frequency: 0}) {
+           asOf: "2026-10-16T00:00:00Z",
+           weights: {similarity: 1, recency: 0, frequency: 0, neighbours: 0}) {
            memories { score similarity } } }"""
     )["context"]
     assert len(block["memories"]) == 3
@@ -403,3 +405,67 @@ def test_graphiql_is_served(api: Api) -> None:
     response = api.client.get("/graphql", headers={"accept": "text/html"})
     assert response.status_code == 200
     assert "graphiql" in response.text.lower()
+
+
+def test_session_turns_are_chained_in_order(api: Api, remembered: list[dict[str, Any]]) -> None:
+    store = api.runtime.service.store
+    ids = [m["id"] for m in remembered]
+    links = store.neighbours(USER, [ids[3], ids[9], ids[10]])
+    assert links[ids[3]] == (ids[2], ids[4])
+    # turn 9 ends the first session and turn 10 opens the next: no link across sessions
+    assert links[ids[9]] == (ids[8], None)
+    assert links[ids[10]] == (None, ids[11])
+
+
+def test_forget_closes_the_gap_in_the_session_chain(api: Api) -> None:
+    store = api.runtime.service.store
+    made = api.ok(
+        REMEMBER_MANY,
+        inputs=[
+            {"userId": USER, "sessionId": "gap", "speaker": "Ben Carter", "text": text}
+            for text in ("Did you see the eclipse?", "No, it was cloudy.", "Next time then!")
+        ],
+    )["rememberMany"]
+    first, middle, last = (m["id"] for m in made)
+    assert store.neighbours(USER, [middle])[middle] == (first, last)
+    api.ok('mutation($id: ID!) { forget(userId: "alice", id: $id) }', id=middle)
+    assert store.neighbours(USER, [first, last]) == {first: (None, last), last: (first, None)}
+    # a later batch in the same session continues the chain from its last turn
+    more = api.ok(
+        REMEMBER_MANY,
+        inputs=[
+            {
+                "userId": USER,
+                "sessionId": "gap",
+                "speaker": "Alice Smith",
+                "text": "Deal, the next one is in March.",
+            }
+        ],
+    )["rememberMany"]
+    assert store.neighbours(USER, [more[0]["id"]])[more[0]["id"]] == (last, None)
+
+
+def test_lexical_similarity_finds_rare_words(api: Api, remembered: list[dict[str, Any]]) -> None:
+    block = api.ok(
+        """query { context(userId: "alice", message: "kindergarten", maxMemories: 3,
+           asOf: "2026-10-16T00:00:00Z",
+           weights: {similarity: 1, recency: 0, frequency: 0, lexical: 1, neighbours: 0}) {
+           memories { similarity via memory { text } } } }"""
+    )["context"]
+    first = block["memories"][0]
+    assert first["memory"]["text"] == text_of(24)
+    assert "lexical" in first["via"] and first["similarity"] == pytest.approx(1.0)
+
+
+def test_neighbour_share_is_added_to_the_score(api: Api, remembered: list[dict[str, Any]]) -> None:
+    block = api.ok(
+        """query { context(userId: "alice", message: "Is Emma excited about school?",
+           asOf: "2026-10-16T00:00:00Z", profile: "spec", weights: {neighbours: 0.5}) {
+           memories { score similarity recency frequency neighbour memory { text } } } }"""
+    )["context"]
+    texts = [m["memory"]["text"] for m in block["memories"]]
+    assert text_of(24) in texts and text_of(25) in texts
+    for m in block["memories"]:
+        base = 0.4 * m["similarity"] + 0.3 * m["recency"] + 0.3 * m["frequency"]
+        assert m["score"] == pytest.approx(base + m["neighbour"], abs=1e-6)
+    assert any(m["neighbour"] > 0 for m in block["memories"])

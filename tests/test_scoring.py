@@ -49,3 +49,8 @@ def test_similarity_is_clipped() -> None:
 def test_structural_match_moves_similarity_halfway_to_one() -> None:
     assert scoring.similarity(0.4, structural_match=True) == pytest.approx(0.7)
     assert scoring.similarity(-1.0, structural_match=True) == pytest.approx(0.5)
+
+
+def test_lexical_share_blends_bm25_into_similarity() -> None:
+    assert scoring.similarity(0.4, lexical=1.0, lexical_share=0.5) == pytest.approx(0.7)
+    assert scoring.similarity(0.4, lexical=1.0, lexical_share=0.0) == pytest.approx(0.4)

@@ -1,0 +1,336 @@
+"""Retrieval quality on LoCoMo through the public GraphQL API, beside BM25, dense and RRF baselines.
+
+Protocol (../shared/data/locomo-dev/README.md): every turn of a conversation is one memory of one
+user (speaker, occurredAt = its session's date, sessionId, externalId = dia_id, text with
+" [shares <caption>]" when an image was shared); one `context` per question of categories 1-4 with
+asOf = the last session's date; the externalIds of the returned memories in rank order are scored
+against the question's evidence. The dataset's events / observation / summary annotations are never
+read. Nothing of the dataset is written anywhere.
+
+    python bench/locomo.py [--data ../shared/data/locomo-dev] [--url http://127.0.0.1:8000/graphql]
+
+Without --url an embedded service is started in-process on a temporary data directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "locomo-dev"
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+KS = (5, 8, 10)
+DEPTH = 10
+
+REMEMBER_MANY = """mutation($inputs: [MemoryInput!]!) { rememberMany(inputs: $inputs) { id } }"""
+CONTEXT = """query($user: ID!, $message: String!, $asOf: DateTime, $max: Int, $profile: String!) {
+  context(userId: $user, message: $message, asOf: $asOf, maxMemories: $max, profile: $profile) {
+    memories { memory { externalId } }
+  }
+}"""
+
+
+@dataclass
+class Turn:
+    dia_id: str
+    speaker: str
+    text: str
+    session: str
+    occurred_at: str
+
+
+@dataclass
+class Question:
+    text: str
+    evidence: list[str]
+    category: int
+
+
+@dataclass
+class Conversation:
+    user: str
+    turns: list[Turn]
+    questions: list[Question]
+    as_of: str
+
+
+def parse_when(value: str) -> str:
+    """'1:56 pm on 8 May, 2023' -> ISO 8601 (UTC)."""
+    stamp = datetime.strptime(value.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+    return stamp.isoformat()
+
+
+def load(path: Path) -> Conversation:
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    sessions = sorted(
+        (int(m.group(1)) for k in raw if (m := re.fullmatch(r"session_(\d+)", k))),
+    )
+    turns: list[Turn] = []
+    last = ""
+    for n in sessions:
+        when = parse_when(raw[f"session_{n}_date_time"])
+        last = max(last, when)
+        for turn in raw[f"session_{n}"]:
+            text = turn["text"]
+            if turn.get("blip_caption"):
+                text += f" [shares {turn['blip_caption']}]"
+            turns.append(Turn(turn["dia_id"], turn["speaker"], text, f"session_{n}", when))
+    questions = [
+        Question(q["question"], list(q["evidence"]), int(q["category"]))
+        for q in raw["qa"]
+        if int(q["category"]) in CATEGORIES and q.get("evidence")
+    ]
+    return Conversation(f"locomo-{path.stem}", turns, questions, last)
+
+
+# -- metrics -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Scores:
+    recall: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
+    all8: list[float] = field(default_factory=list)
+
+    def add(self, ranked: list[str], evidence: list[str]) -> None:
+        wanted = set(evidence)
+        for k in KS:
+            self.recall[k].append(len(wanted & set(ranked[:k])) / len(wanted))
+        self.all8.append(1.0 if wanted <= set(ranked[:8]) else 0.0)
+
+    def row(self) -> list[float]:
+        return [statistics.fmean(self.recall[k]) for k in KS] + [statistics.fmean(self.all8)]
+
+
+@dataclass
+class Method:
+    name: str
+    overall: Scores = field(default_factory=Scores)
+    by_category: dict[int, Scores] = field(default_factory=lambda: defaultdict(Scores))
+
+    def add(self, category: int, ranked: list[str], evidence: list[str]) -> None:
+        self.overall.add(ranked, evidence)
+        self.by_category[category].add(ranked, evidence)
+
+
+# -- baselines -----------------------------------------------------------------------------------
+
+
+def baseline_text(turn: Turn) -> str:
+    return f"{turn.speaker}: {turn.text}"
+
+
+class Baselines:
+    """BM25 (bm25s, English stopwords), dense MiniLM (FAISS flat IP) and their RRF (k = 60)."""
+
+    def __init__(self, conversation: Conversation, embed: Callable[[list[str]], np.ndarray]):
+        import bm25s
+        import faiss
+
+        self.ids = [t.dia_id for t in conversation.turns]
+        corpus = [baseline_text(t) for t in conversation.turns]
+        self.bm25 = bm25s.BM25()
+        self.bm25.index(
+            bm25s.tokenize(corpus, stopwords="en", show_progress=False), show_progress=False
+        )
+        vectors = embed(corpus)
+        self.index = faiss.IndexFlatIP(vectors.shape[1])
+        self.index.add(vectors)
+        self.embed = embed
+
+    def lexical(self, question: str, k: int) -> list[str]:
+        import bm25s
+
+        tokens = bm25s.tokenize([question], stopwords="en", show_progress=False)
+        k = min(k, len(self.ids))
+        docs, _ = self.bm25.retrieve(tokens, k=k, show_progress=False)
+        return [self.ids[int(i)] for i in docs[0]]
+
+    def dense(self, question: str, k: int) -> list[str]:
+        _, found = self.index.search(self.embed([question]), k)
+        return [self.ids[int(i)] for i in found[0] if i >= 0]
+
+    @staticmethod
+    def rrf(*rankings: list[str], k: int = 60) -> list[str]:
+        scores: dict[str, float] = defaultdict(float)
+        for ranking in rankings:
+            for rank, item in enumerate(ranking):
+                scores[item] += 1.0 / (k + rank + 1)
+        return sorted(scores, key=lambda i: -scores[i])
+
+
+# -- the service ---------------------------------------------------------------------------------
+
+
+class Client:
+    def __init__(self, post: Callable[[str, dict[str, Any]], dict[str, Any]]) -> None:
+        self.post = post
+
+    def call(self, query: str, **variables: Any) -> dict[str, Any]:
+        body = self.post(query, variables)
+        if body.get("errors"):
+            raise RuntimeError(f"GraphQL error: {body['errors'][0]}")
+        return dict(body["data"])
+
+
+@contextmanager
+def service(url: str | None) -> Iterator[tuple[Client, Callable[[list[str]], np.ndarray]]]:
+    from extraction.embedder import Embedder
+
+    if url:
+        import httpx
+
+        http = httpx.Client(timeout=300)
+        embedder = Embedder()
+        try:
+            yield (
+                Client(lambda q, v: http.post(url, json={"query": q, "variables": v}).json()),
+                (embedder.embed),
+            )
+        finally:
+            http.close()
+        return
+    from starlette.testclient import TestClient
+
+    from api.app import create_app
+    from graph.settings import Settings
+
+    with tempfile.TemporaryDirectory(prefix="recollect-locomo-") as tmp:
+        settings = Settings(data_dir=Path(tmp), max_batch=1_000)
+        with TestClient(create_app(settings)) as client:
+            runtime = client.app.state.runtime  # type: ignore[attr-defined]
+
+            def post(query: str, variables: dict[str, Any]) -> dict[str, Any]:
+                return dict(
+                    client.post("/graphql", json={"query": query, "variables": variables}).json()
+                )
+
+            yield Client(post), runtime.service.embedder.embed
+
+
+# -- the run -------------------------------------------------------------------------------------
+
+
+def run(args: argparse.Namespace) -> None:
+    files = sorted(Path(args.data).glob("*.json"))
+    if not files:
+        sys.exit(f"no conversations in {args.data}")
+    conversations = [load(p) for p in files]
+    profiles = args.profiles.split(",")
+    methods = {
+        name: Method(name)
+        for name in [f"recollect ({p})" for p in profiles] + ["BM25", "dense MiniLM", "hybrid RRF"]
+    }
+    ingest_seconds = 0.0
+    latencies: list[float] = []
+    turns_total = sum(len(c.turns) for c in conversations)
+    with service(args.url) as (client, embed):
+        for conversation in conversations:
+            started = time.perf_counter()
+            inputs = [
+                {
+                    "userId": conversation.user,
+                    "text": t.text,
+                    "speaker": t.speaker,
+                    "occurredAt": t.occurred_at,
+                    "sessionId": t.session,
+                    "externalId": t.dia_id,
+                }
+                for t in conversation.turns
+            ]
+            for start in range(0, len(inputs), args.batch):
+                client.call(REMEMBER_MANY, inputs=inputs[start : start + args.batch])
+            ingest_seconds += time.perf_counter() - started
+            base = Baselines(conversation, embed)
+            for question in conversation.questions:
+                for profile in profiles:
+                    began = time.perf_counter()
+                    data = client.call(
+                        CONTEXT,
+                        user=conversation.user,
+                        message=question.text,
+                        asOf=conversation.as_of,
+                        max=DEPTH,
+                        profile=profile,
+                    )
+                    latencies.append(time.perf_counter() - began)
+                    ranked = [m["memory"]["externalId"] for m in data["context"]["memories"]]
+                    methods[f"recollect ({profile})"].add(
+                        question.category, ranked, question.evidence
+                    )
+                lexical = base.lexical(question.text, 100)
+                dense = base.dense(question.text, 100)
+                methods["BM25"].add(question.category, lexical, question.evidence)
+                methods["dense MiniLM"].add(question.category, dense, question.evidence)
+                methods["hybrid RRF"].add(
+                    question.category, Baselines.rrf(lexical, dense), question.evidence
+                )
+            print(
+                f"  {conversation.user}: {len(conversation.turns)} turns, "
+                f"{len(conversation.questions)} questions",
+                file=sys.stderr,
+            )
+            if args.clean:
+                client.call("mutation($u: ID!) { forgetUser(userId: $u) }", u=conversation.user)
+    report(methods, turns_total, ingest_seconds, latencies, len(conversations))
+
+
+def report(
+    methods: dict[str, Method],
+    turns: int,
+    ingest: float,
+    latencies: list[float],
+    conversations: int,
+) -> None:
+    questions = len(next(iter(methods.values())).overall.all8)
+    print(
+        f"\nLoCoMo dev split: {conversations} conversations, {turns} turns, "
+        f"{questions} questions (categories 1-4)\n"
+    )
+    print("| method | R@5 | R@8 | R@10 | all@8 |")
+    print("|---|---|---|---|---|")
+    for method in methods.values():
+        print(f"| {method.name} | " + " | ".join(f"{v:.3f}" for v in method.overall.row()) + " |")
+    print("\nR@8 per category (" + " / ".join(CATEGORIES.values()) + "):\n")
+    print("| method | " + " | ".join(CATEGORIES.values()) + " |")
+    print("|---|" + "---|" * len(CATEGORIES))
+    for method in methods.values():
+        cells = []
+        for category in CATEGORIES:
+            scores = method.by_category.get(category)
+            cells.append(f"{statistics.fmean(scores.recall[8]):.3f}" if scores else "-")
+        print(f"| {method.name} | " + " | ".join(cells) + " |")
+    ordered = sorted(latencies)
+    p50 = ordered[len(ordered) // 2] * 1000
+    p95 = ordered[int(len(ordered) * 0.95)] * 1000
+    print(
+        f"\ningest: {turns / ingest:.1f} turns/s ({ingest:.1f} s through rememberMany); "
+        f"context latency p50 {p50:.0f} ms, p95 {p95:.0f} ms over {len(latencies)} calls"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", default=str(DEFAULT_DATA), help="LoCoMo folder (*.json)")
+    parser.add_argument("--url", help="GraphQL endpoint of a running service")
+    parser.add_argument("--profiles", default="default,spec", help="comma-separated presets")
+    parser.add_argument("--batch", type=int, default=128, help="rememberMany batch size")
+    parser.add_argument("--clean", action="store_true", help="forgetUser after each conversation")
+    run(parser.parse_args())
+
+
+if __name__ == "__main__":
+    main()

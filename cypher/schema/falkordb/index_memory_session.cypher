@@ -1,0 +1,1 @@
+CREATE INDEX FOR (m:Memory) ON (m.user_id, m.session_id)
