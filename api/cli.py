@@ -210,6 +210,53 @@ def context(args: argparse.Namespace) -> int:
     return 0
 
 
+def export(args: argparse.Namespace) -> int:
+    from rich.progress import Progress
+
+    from api.runtime import start
+    from graph.executor import BoltExecutor
+    from graph.export import ExportCounts, Exporter, write_graphml
+
+    if bool(args.to) == bool(args.graphml):
+        print("choose exactly one of --to bolt://HOST:PORT and --graphml FILE", file=sys.stderr)
+        return 2
+    runtime = start(_settings(args))
+    try:
+        source = runtime.executor
+        users = [args.user] if args.user else runtime.service.store.users()
+        if args.graphml:
+            counts = write_graphml(source, users, Path(args.graphml))
+        else:
+            target = BoltExecutor(
+                args.to,
+                args.target_user,
+                args.target_password,
+                database=args.target_database,
+                engine=args.target_engine,
+            )
+            try:
+                target.apply_schema()
+                exporter = Exporter(source, target)
+                counts = ExportCounts()
+                with Progress() as progress:
+                    task = progress.add_task(f"exporting to {args.to}", total=len(users))
+                    for user_id in users:
+                        done = exporter.copy_user(user_id)
+                        for name in ("memories", "entities", "mentions", "next", "relations"):
+                            setattr(counts, name, getattr(counts, name) + getattr(done, name))
+                        counts.users.append(user_id)
+                        progress.advance(task)
+            finally:
+                target.close()
+    finally:
+        runtime.close()
+    print(
+        f"exported {len(counts.users)} users: {counts.memories} memories, {counts.entities} "
+        f"entities, {counts.mentions} mentions, {counts.next} next, {counts.relations} relations"
+    )
+    return 0
+
+
 def export_schema(args: argparse.Namespace) -> int:
     from api.schema import schema
 
@@ -249,6 +296,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON instead of the text block")
     data_dir(p)
     p.set_defaults(func=context)
+
+    p = sub.add_parser("export", help="copy users to another engine, or write GraphML")
+    p.add_argument("--to", help="target graph URI, e.g. bolt://localhost:7687")
+    p.add_argument("--graphml", help="write a GraphML file (for Gephi or yEd) instead")
+    p.add_argument("--user", help="only this user (default: all users)")
+    p.add_argument("--target-user", help="user name on the target")
+    p.add_argument("--target-password", help="password on the target")
+    p.add_argument("--target-database", help="database on the target (Neo4j)")
+    p.add_argument(
+        "--target-engine",
+        choices=("neo4j", "falkordb"),
+        default="neo4j",
+        help="statement dialect of the target (default neo4j)",
+    )
+    data_dir(p)
+    p.set_defaults(func=export)
 
     p = sub.add_parser("schema", help="print the GraphQL SDL (or write it with --output)")
     p.add_argument("--output", help="file to write, e.g. api/schema.graphql")

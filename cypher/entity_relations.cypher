@@ -5,4 +5,4 @@ RETURN e.key AS key, type(r) AS type,
   CASE WHEN startNode(r) = e THEN 'out' ELSE 'in' END AS direction,
   o.key AS target, r.count AS count, r.strong AS strong, r.role AS role,
   r.first_seen AS first_seen, r.last_seen AS last_seen
-ORDER BY r.strong DESC, r.count DESC, r.last_seen DESC
+ORDER BY r.strong DESC, r.count DESC, r.last_seen DESC, type(r), target

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from graph.export import EXPORT_STATEMENTS
 from graph.queries import Queries
 from graph.store import STATEMENTS
 from graph.vocabulary import (
@@ -38,8 +39,8 @@ def test_no_python_file_holds_cypher() -> None:
 def test_every_statement_exists_and_every_file_is_used() -> None:
     for engine in ("falkordb", "neo4j"):
         queries = Queries(engine)
-        queries.require(STATEMENTS)
-        assert queries.names() == STATEMENTS
+        queries.require(STATEMENTS | EXPORT_STATEMENTS)
+        assert queries.names() == STATEMENTS | EXPORT_STATEMENTS
         assert queries.schema, f"no schema statements for {engine}"
 
 
@@ -60,16 +61,22 @@ def test_labels_and_types_in_cypher_come_from_the_vocabulary() -> None:
     assert types <= set(EDGE_TYPES)
 
 
-def test_write_statement_spells_out_the_whole_vocabulary() -> None:
-    text = (CYPHER / "write_memories.cypher").read_text(encoding="utf-8")
-    set_labels = set(re.findall(r"SET e:([A-Za-z]+)\)", text))
-    assert set_labels == set(ENTITY_LABELS.values())
-    for entity_type, label in ENTITY_LABELS.items():
-        assert f"x.type = '{entity_type}' THEN [1] ELSE [] END | SET e:{label})" in text
-    merged = set(re.findall(r"MERGE \(a\)-\[x:([A-Z_]+)\]->\(b\)", text))
-    assert merged == set(RELATION_TYPES)
-    for rel in RELATION_TYPES:
-        assert f"t = '{rel}' THEN [1]" in text
+@pytest.mark.parametrize("name", ["write_memories", "import_entities"])
+def test_entity_labels_are_spelled_out_from_the_vocabulary(name: str) -> None:
+    text = (CYPHER / f"{name}.cypher").read_text(encoding="utf-8")
+    pairs = set(
+        re.findall(r"\.type = '([a-z]+)' THEN \[1\] ELSE \[\] END \| SET e:([A-Za-z]+)\)", text)
+    )
+    assert pairs == set(ENTITY_LABELS.items())
+
+
+@pytest.mark.parametrize("name", ["write_memories", "import_relations"])
+def test_relationship_types_are_spelled_out_from_the_vocabulary(name: str) -> None:
+    text = (CYPHER / f"{name}.cypher").read_text(encoding="utf-8")
+    pairs = set(
+        re.findall(r"= '([A-Z_]+)' THEN \[1\] ELSE \[\] END \|\s+MERGE \(a\)-\[x:([A-Z_]+)\]", text)
+    )
+    assert pairs == {(rel, rel) for rel in RELATION_TYPES}
 
 
 @pytest.mark.parametrize("name", ["Person", "WORKS_AT", "MENTIONS"])

@@ -1,0 +1,9 @@
+// What one user's graph is made of: each combination of node labels, how many nodes carry it, and
+// a few example captions (entities: their label, memories: a short caption of the text).
+// Parameters: $user_id.
+MATCH (n {user_id: $user_id})
+WITH labels(n) AS labels, n
+ORDER BY n.caption
+WITH labels, count(n) AS nodes, collect(n.caption) AS captions
+RETURN labels, nodes, captions[..3] AS examples
+ORDER BY nodes DESC

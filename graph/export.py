@@ -1,0 +1,136 @@
+"""Copying users between engines (`recollect export --to bolt://…`) and GraphML export.
+
+The copy is idempotent: memories merge on (user_id, id), entities on (user_id, key), edges once
+each, so a second run creates nothing new. Reads and writes go through the executor seam in pages;
+lists sent to the target are never empty (FalkorDB's Bolt endpoint crashes on an empty list
+parameter).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from graph.executor import Executor
+
+EXPORT_STATEMENTS = {
+    "export_memories",
+    "export_entities",
+    "export_mentions",
+    "export_next",
+    "export_relations",
+    "import_memories",
+    "import_entities",
+    "import_mentions",
+    "import_next",
+    "import_relations",
+}
+
+Progress = Callable[[str, int], None]
+
+
+@dataclass
+class ExportCounts:
+    memories: int = 0
+    entities: int = 0
+    mentions: int = 0
+    next: int = 0
+    relations: int = 0
+    users: list[str] = field(default_factory=list)
+
+
+def _pages(rows: list[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
+    for start in range(0, len(rows), size):
+        yield rows[start : start + size]
+
+
+def _memories(source: Executor, user_id: str, page: int) -> Iterator[list[dict[str, Any]]]:
+    after: str | None = None
+    while True:
+        rows = source.run("export_memories", {"user_id": user_id, "after": after, "limit": page})
+        if not rows:
+            return
+        yield [dict(r["props"]) for r in rows]
+        after = rows[-1]["props"]["id"]
+
+
+class Exporter:
+    def __init__(self, source: Executor, target: Executor, page: int = 200) -> None:
+        source.queries.require({n for n in EXPORT_STATEMENTS if n.startswith("export_")})
+        target.queries.require({n for n in EXPORT_STATEMENTS if n.startswith("import_")})
+        self.source = source
+        self.target = target
+        self.page = page
+
+    def copy_user(self, user_id: str, progress: Progress | None = None) -> ExportCounts:
+        counts = ExportCounts(users=[user_id])
+        tick = progress or (lambda _kind, _n: None)
+        params = {"user_id": user_id}
+        entities = [dict(r["props"]) for r in self.source.run("export_entities", params)]
+        for rows in _pages(entities, self.page):
+            self.target.run("import_entities", {**params, "rows": rows})
+            counts.entities += len(rows)
+            tick("entities", len(rows))
+        for rows in _memories(self.source, user_id, self.page):
+            self.target.run("import_memories", {**params, "rows": rows})
+            counts.memories += len(rows)
+            tick("memories", len(rows))
+        for name, attr in (("mentions", "mentions"), ("next", "next"), ("relations", "relations")):
+            edges = self.source.run(f"export_{name}", params)
+            for rows in _pages(edges, self.page):
+                self.target.run(f"import_{name}", {**params, "rows": rows})
+                setattr(counts, attr, getattr(counts, attr) + len(rows))
+                tick(name, len(rows))
+        return counts
+
+
+def write_graphml(source: Executor, users: list[str], path: Path) -> ExportCounts:
+    """One GraphML file with the users' entities, memories and edges (for Gephi or yEd).
+
+    Embeddings are left out: GraphML attributes are scalars."""
+    import networkx as nx
+
+    graph = nx.MultiDiGraph()
+    counts = ExportCounts(users=list(users))
+
+    def scalars(props: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in props.items() if isinstance(v, str | int | float | bool)}
+
+    for user_id in users:
+        params = {"user_id": user_id}
+        for row in source.run("export_entities", params):
+            props = dict(row["props"])
+            aliases = props.get("aliases") or []
+            graph.add_node(
+                f"{user_id}/{props['key']}",
+                kind="entity",
+                aliases="|".join(aliases),
+                **scalars(props),
+            )
+            counts.entities += 1
+        for rows in _memories(source, user_id, 500):
+            for props in rows:
+                graph.add_node(f"{user_id}/{props['id']}", kind="memory", **scalars(props))
+                counts.memories += 1
+        for row in source.run("export_mentions", params):
+            graph.add_edge(
+                f"{user_id}/{row['memory_id']}",
+                f"{user_id}/{row['key']}",
+                type="MENTIONS",
+                as_speaker=bool(row["as_speaker"]),
+            )
+            counts.mentions += 1
+        for row in source.run("export_next", params):
+            graph.add_edge(f"{user_id}/{row['from']}", f"{user_id}/{row['to']}", type="NEXT")
+            counts.next += 1
+        for row in source.run("export_relations", params):
+            props = scalars(dict(row["props"]))
+            props.pop("type", None)
+            graph.add_edge(
+                f"{user_id}/{row['src']}", f"{user_id}/{row['dst']}", type=row["type"], **props
+            )
+            counts.relations += 1
+    nx.write_graphml(graph, str(path))
+    return counts
