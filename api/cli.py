@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from graph.errors import InvalidInput, RecollectError
+from graph.executor import Executor
 from graph.ingest import NewMemory, validate
 from graph.settings import Settings
 
@@ -210,11 +211,33 @@ def context(args: argparse.Namespace) -> int:
     return 0
 
 
+def _target_executor(args: argparse.Namespace) -> Executor:
+    """bolt:// or neo4j:// → the neo4j driver; falkordb://host:port[/graph] → FalkorDB's native
+    protocol (another Recollect data directory's engine, for instance)."""
+    from urllib.parse import urlparse
+
+    from graph.executor import BoltExecutor, FalkorExecutor
+
+    url = urlparse(args.to)
+    if url.scheme == "falkordb":
+        if not url.hostname or not url.port:
+            raise ValueError(f"--to {args.to!r}: expected falkordb://HOST:PORT[/GRAPH]")
+        return FalkorExecutor(url.hostname, url.port, url.path.strip("/") or "recollect")
+    if url.scheme in {"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"}:
+        return BoltExecutor(
+            args.to,
+            args.target_user,
+            args.target_password,
+            database=args.target_database,
+            engine=args.target_engine,
+        )
+    raise ValueError(f"--to {args.to!r}: expected a bolt://, neo4j:// or falkordb:// URI")
+
+
 def export(args: argparse.Namespace) -> int:
     from rich.progress import Progress
 
     from api.runtime import start
-    from graph.executor import BoltExecutor
     from graph.export import ExportCounts, Exporter, write_graphml
 
     if bool(args.to) == bool(args.graphml):
@@ -227,13 +250,7 @@ def export(args: argparse.Namespace) -> int:
         if args.graphml:
             counts = write_graphml(source, users, Path(args.graphml))
         else:
-            target = BoltExecutor(
-                args.to,
-                args.target_user,
-                args.target_password,
-                database=args.target_database,
-                engine=args.target_engine,
-            )
+            target = _target_executor(args)
             try:
                 target.apply_schema()
                 exporter = Exporter(source, target)
@@ -298,7 +315,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=context)
 
     p = sub.add_parser("export", help="copy users to another engine, or write GraphML")
-    p.add_argument("--to", help="target graph URI, e.g. bolt://localhost:7687")
+    p.add_argument("--to", help="target: bolt://HOST:7687 (Neo4j) or falkordb://HOST:PORT[/GRAPH]")
     p.add_argument("--graphml", help="write a GraphML file (for Gephi or yEd) instead")
     p.add_argument("--user", help="only this user (default: all users)")
     p.add_argument("--target-user", help="user name on the target")

@@ -65,3 +65,33 @@ def test_serve_refuses_public_address_without_keys(
     code = cli.main(["serve", "--host", "0.0.0.0", "--data-dir", str(tmp_path)])
     assert code == 2
     assert "no API keys are configured" in capsys.readouterr().err
+
+
+def test_export_to_another_engine_and_graphml(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from graph.engine import EmbeddedEngine
+    from graph.executor import FalkorExecutor
+
+    data = tmp_path / "data"
+    path = tmp_path / "m.jsonl"
+    path.write_text(json.dumps({"text": "My brother Tom lives in Paris.", "speaker": "Ann"}) + "\n")
+    assert cli.main(["ingest", str(path), "--user", "ann", "--data-dir", str(data)]) == 0
+    target = EmbeddedEngine(tmp_path / "target")
+    target.start()
+    try:
+        uri = f"falkordb://127.0.0.1:{target.port}/copy"
+        for _ in range(2):  # idempotent
+            assert cli.main(["export", "--to", uri, "--data-dir", str(data)]) == 0
+        assert "exported 1 users: 1 memories, 3 entities" in capsys.readouterr().out
+        copy = FalkorExecutor("127.0.0.1", target.port, "copy")
+        assert copy.run("count_memories", {"user_id": "ann"}) == [{"total": 1}]
+        assert len(copy.run("export_entities", {"user_id": "ann"})) == 3
+        copy.close()
+    finally:
+        target.stop()
+    graphml = tmp_path / "ann.graphml"
+    assert cli.main(["export", "--graphml", str(graphml), "--data-dir", str(data)]) == 0
+    assert "person:tom" in graphml.read_text()
+    assert cli.main(["export", "--to", "http://x", "--data-dir", str(data)]) == 2
+    assert "expected a bolt://, neo4j:// or falkordb:// URI" in capsys.readouterr().err
