@@ -9,9 +9,11 @@ from typing import Any
 
 import anyio.to_thread
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.http import GraphQLHTTPResponse
@@ -54,6 +56,57 @@ class RecollectGraphQL(GraphQL[Context, None]):
         return data
 
 
+class BodyLimit:
+    """Refuses request bodies over `limit` bytes with 413 and a GraphQL-shaped error, whether the
+    size is announced (Content-Length) or streamed."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    def _refusal(self, size: str) -> JSONResponse:
+        message = f"request body is {size}; at most {self.limit} bytes allowed"
+        return JSONResponse(
+            {"errors": [{"message": message, "extensions": {"code": "BAD_USER_INPUT"}}]},
+            status_code=413,
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        announced = headers.get(b"content-length")
+        if announced is not None and announced.isdigit() and int(announced) > self.limit:
+            await self._refusal(f"{int(announced)} bytes")(scope, receive, send)
+            return
+        seen = 0
+        too_big = False
+
+        async def counting() -> Message:
+            nonlocal seen, too_big
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    too_big = True
+                    return {"type": "http.disconnect"}
+            return message
+
+        started = False
+
+        async def guarded_send(message: Message) -> None:
+            nonlocal started
+            if too_big and not started:
+                return
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        await self.app(scope, counting, guarded_send)
+        if too_big and not started:
+            await self._refusal(f"over {self.limit} bytes")(scope, receive, send)
+
+
 def create_app(settings: Settings | None = None, runtime: Any = None) -> Starlette:
     """`runtime` may be passed in (tests share one); otherwise the lifespan starts and closes it."""
     settings = settings or Settings.from_env()
@@ -77,7 +130,11 @@ def create_app(settings: Settings | None = None, runtime: Any = None) -> Starlet
         body = await anyio.to_thread.run_sync(rt.health)
         return JSONResponse(body, status_code=200 if body["status"] == "ok" else 503)
 
-    app = Starlette(lifespan=lifespan, routes=[Route("/healthz", healthz)])
+    app = Starlette(
+        lifespan=lifespan,
+        routes=[Route("/healthz", healthz)],
+        middleware=[Middleware(BodyLimit, limit=settings.max_body_bytes)],
+    )
     app.state.keyring = keyring
     graphql_app = RecollectGraphQL(app.state)
     app.add_route("/graphql", graphql_app)  # type: ignore[arg-type]  # an ASGI app, not a view

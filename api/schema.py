@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 import anyio.to_thread
 import strawberry
 from strawberry.dataloader import DataLoader
+from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
 from strawberry.types import Info
 
 from api.auth import Principal
@@ -389,6 +390,8 @@ class Query:
         max_memories = 8 if max_memories is None else max_memories
         if not message.strip():
             raise InvalidInput("message", "must not be empty")
+        ingest.check_no_nul(message, "message")
+        ingest.check_no_nul(speaker, "speaker")
         if len(message) > service.max_text_chars:
             raise InvalidInput(
                 "message", f"is {len(message)} characters; at most {service.max_text_chars} allowed"
@@ -417,6 +420,7 @@ class Query:
     ) -> EntityCard | None:
         ctx = _ctx(info)
         user = ctx.scope(str(user_id))
+        ingest.check_no_nul(key, "key")
         record = await ctx.entity_loader.load((user, key))
         return EntityCard.from_record(user, record) if record else None
 
@@ -437,6 +441,7 @@ class Query:
             raise InvalidInput("first", f"is {limit}; allowed 1 to {MAX_PAGE}")
         if type is not None and type not in ENTITY_TYPES:
             raise InvalidInput("type", f"is {type!r}; allowed {', '.join(ENTITY_TYPES)}")
+        ingest.check_no_nul(search, "search")
         needle = search.strip().lower() if search and search.strip() else None
         start = _uncursor(after) if after else None
         store = ctx.service.store
@@ -513,4 +518,17 @@ class Mutation:
         return Memory.from_record(await _call(ctx.service.pin, user, str(id), pinned))
 
 
-schema = strawberry.Schema(query=Query, mutation=Mutation)
+MAX_DEPTH = 10
+MAX_ALIASES = 30
+MAX_TOKENS = 5_000
+
+# Query depth, alias and token limits reject abusive documents before any resolver runs.
+schema = strawberry.Schema(
+    query=Query,
+    mutation=Mutation,
+    extensions=[
+        lambda: QueryDepthLimiter(max_depth=MAX_DEPTH),
+        lambda: MaxAliasesLimiter(max_alias_count=MAX_ALIASES),
+        lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
+    ],
+)

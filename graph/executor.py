@@ -12,12 +12,22 @@ import logging
 import threading
 from typing import Any, Protocol
 
-from graph.errors import QueryFailed, StoreUnavailable
+from graph.errors import InvalidInput, QueryFailed, StoreUnavailable
 from graph.queries import Queries
 
 log = logging.getLogger("recollect.executor")
 
 Row = dict[str, Any]
+
+
+def _holds_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_holds_nul(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(_holds_nul(v) for v in value)
+    return False
 
 
 class Executor(Protocol):
@@ -50,6 +60,9 @@ class FalkorExecutor:
 
     def run(self, name: str, params: dict[str, Any] | None = None) -> list[Row]:
         text = self.queries[name]
+        if _holds_nul(params):
+            # the client inlines parameters into the query text, which a NUL would cut short
+            raise InvalidInput("parameters", f"of {name} contain a NUL character (\\0)")
         try:
             result = self._graph.query(text, params or {})
         except self._redis_errors as exc:

@@ -44,9 +44,16 @@ def content_hash(memory: NewMemory) -> str:
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
+def check_no_nul(value: str | None, field: str) -> None:
+    """The embedded engine's protocol cannot carry NUL characters; refuse them by name."""
+    if value is not None and "\x00" in value:
+        raise InvalidInput(field, "contains a NUL character (\\0), which cannot be stored")
+
+
 def check_user_id(user_id: str, field: str = "userId") -> str:
     if not user_id or not user_id.strip():
         raise InvalidInput(field, "must not be empty")
+    check_no_nul(user_id, field)
     if len(user_id) > MAX_ID_CHARS:
         raise InvalidInput(field, f"is {len(user_id)} characters; at most {MAX_ID_CHARS} allowed")
     return user_id
@@ -66,6 +73,15 @@ def validate(memory: NewMemory, max_text_chars: int, prefix: str = "") -> NewMem
     check_user_id(memory.user_id, f"{prefix}userId")
     if not memory.text or not memory.text.strip():
         raise InvalidInput(f"{prefix}text", "must not be empty")
+    for name, value in (
+        ("text", memory.text),
+        ("speaker", memory.speaker),
+        ("sessionId", memory.session_id),
+        ("externalId", memory.external_id),
+        ("category", memory.category),
+        ("factType", memory.fact_type),
+    ):
+        check_no_nul(value, f"{prefix}{name}")
     if len(memory.text) > max_text_chars:
         raise InvalidInput(
             f"{prefix}text",

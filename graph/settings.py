@@ -37,6 +37,7 @@ class Settings:
     max_text_chars: int = 20_000
     max_batch: int = 1_000
     max_token_budget: int = 32_000
+    max_body_bytes: int = 32 * 1024 * 1024
     vector_flush_seconds: float = 5.0
 
     @classmethod
@@ -54,6 +55,7 @@ class Settings:
             api_keys=env.get("RECOLLECT_API_KEYS") or None,
             max_text_chars=_int(env, "RECOLLECT_MAX_TEXT_CHARS", 20_000),
             max_batch=_int(env, "RECOLLECT_MAX_BATCH", 1_000),
+            max_body_bytes=_int(env, "RECOLLECT_MAX_BODY_BYTES", 32 * 1024 * 1024),
         )
         clean = {k: v for k, v in overrides.items() if v is not None}
         if "data_dir" in clean:
