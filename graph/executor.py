@@ -55,8 +55,17 @@ class FalkorExecutor:
         )
         self._response_error = redis.exceptions.ResponseError
         self.queries = Queries("falkordb")
+        self._falkordb = FalkorDB
+        self._graph_name = graph_name
         self._db = FalkorDB(host=host, port=port)
         self._graph = self._db.select_graph(graph_name)
+
+    def reconnect(self, host: str, port: int) -> None:
+        """Points the executor at a restarted engine (possibly on another port). The old pool is
+        left to the garbage collector: requests in flight may still hold it."""
+        db = self._falkordb(host=host, port=port)
+        self._graph = db.select_graph(self._graph_name)
+        self._db = db
 
     def run(self, name: str, params: dict[str, Any] | None = None) -> list[Row]:
         text = self.queries[name]

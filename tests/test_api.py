@@ -397,7 +397,7 @@ def test_healthz(api: Api) -> None:
     assert response.status_code == 200
     body = response.json()
     assert body["status"] == "ok"
-    assert body["engine"] == {"kind": "embedded-falkordb", "ok": True}
+    assert body["engine"] == {"kind": "embedded-falkordb", "ok": True, "restarts": 0}
     assert body["models"]["embedding"].startswith("sentence-transformers/all-MiniLM-L6-v2@")
 
 
