@@ -122,6 +122,7 @@ def start(
             embedder,
             max_text_chars=settings.max_text_chars,
             max_batch=settings.max_batch,
+            flush_seconds=settings.vector_flush_seconds,
         )
         report = service.reconcile()
     except BaseException:

@@ -18,6 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
+
 from extraction.embedder import Embedder, embedding_text
 from extraction.extractor import Extractor
 from extraction.model import Extraction
@@ -59,6 +61,7 @@ class MemoryService:
         embedder: Embedder,
         max_text_chars: int = 20_000,
         max_batch: int = 1_000,
+        flush_seconds: float = 5.0,
     ) -> None:
         self.store = store
         self.vectors = vectors
@@ -66,6 +69,8 @@ class MemoryService:
         self.embedder = embedder
         self.max_text_chars = max_text_chars
         self.max_batch = max_batch
+        self.flush_seconds = flush_seconds
+        self._last_flush = 0.0
         self._write_lock = threading.Lock()
         self._catalog_lock = threading.Lock()
         self._catalogs: dict[str, Resolver] = {}
@@ -74,7 +79,7 @@ class MemoryService:
 
     def close(self) -> None:
         self._background.shutdown(wait=True)
-        self.vectors.flush()
+        self._flush_vectors(force=True)
 
     # -- catalogue ----------------------------------------------------------------------------
 
@@ -102,10 +107,9 @@ class MemoryService:
         by_user: dict[str, list[int]] = defaultdict(list)
         for i, memory in enumerate(batch):
             by_user[memory.user_id].append(i)
-        with self._write_lock:
-            for user_id, positions in by_user.items():
-                self._remember_user(user_id, batch, positions, ids, created, now)
-            self.vectors.flush()
+        for user_id, positions in by_user.items():
+            self._remember_user(user_id, batch, positions, ids, created, now)
+        self._flush_vectors()
         by_id: dict[MemoryId, MemoryRecord] = {}
         for user_id, positions in by_user.items():
             by_id.update(self.store.memories(user_id, [ids[i] or "" for i in positions]))
@@ -115,6 +119,53 @@ class MemoryService:
             raise NotFound(f"memories {lost} vanished while being written")
         records = [by_id[i] for i in final]
         return RememberResult(records, created)
+
+    def _flush_vectors(self, force: bool = False) -> None:
+        """Vector files are caches (reconciled at start), so saving them is debounced."""
+        now = time.monotonic()
+        if force or now - self._last_flush >= self.flush_seconds:
+            self._last_flush = now
+            self.vectors.flush()
+
+    def _dedupe(
+        self,
+        user_id: str,
+        batch: list[NewMemory],
+        positions: list[int],
+        hashes: dict[int, str],
+        ids: list[MemoryId | None],
+        created: list[bool],
+    ) -> list[int]:
+        """Maps inputs that already exist (same externalId; without one, same normalised text and
+        speaker; or the same within this batch) to their memory; returns the positions to create."""
+        external = [e for i in positions if (e := batch[i].external_id)]
+        existing = self.store.find_existing(user_id, external, [hashes[i] for i in positions])
+        by_external = {row["external_id"]: row["id"] for row in existing if row["external_id"]}
+        by_hash = {row["content_hash"]: row["id"] for row in existing}
+        fresh: list[int] = []
+        seen_external: dict[str, MemoryId] = {}
+        seen_hash: dict[str, MemoryId] = {}
+        for i in positions:
+            key_ext = batch[i].external_id
+            found: str | None
+            if key_ext is not None:
+                found = by_external.get(key_ext) or seen_external.get(key_ext)
+            else:
+                found = by_hash.get(hashes[i]) or seen_hash.get(hashes[i])
+            if found:
+                ids[i] = MemoryId(found)
+                created[i] = False
+                continue
+            prior = ids[i]  # kept from the check before the models ran
+            memory_id = prior if created[i] and prior is not None else new_memory_id()
+            ids[i] = memory_id
+            created[i] = True
+            fresh.append(i)
+            if key_ext is not None:
+                seen_external[key_ext] = memory_id
+            else:
+                seen_hash[hashes[i]] = memory_id
+        return fresh
 
     def _remember_user(
         self,
@@ -126,72 +177,65 @@ class MemoryService:
         now: float,
     ) -> None:
         hashes = {i: ingest.content_hash(batch[i]) for i in positions}
-        external = [batch[i].external_id for i in positions if batch[i].external_id]
-        existing = self.store.find_existing(
-            user_id, [e for e in external if e], list(hashes.values())
-        )
-        by_external = {row["external_id"]: row["id"] for row in existing if row["external_id"]}
-        by_hash = {row["content_hash"]: row["id"] for row in existing if not row["external_id"]}
-        by_hash_any = {row["content_hash"]: row["id"] for row in existing}
-        fresh: list[int] = []
-        seen_external: dict[str, MemoryId] = {}
-        seen_hash: dict[str, MemoryId] = {}
-        for i in positions:
-            memory = batch[i]
-            key_ext = memory.external_id
-            if key_ext is not None:
-                found = by_external.get(key_ext) or seen_external.get(key_ext)
-            else:
-                found = (
-                    by_hash.get(hashes[i]) or by_hash_any.get(hashes[i]) or seen_hash.get(hashes[i])
-                )
-            if found:
-                ids[i] = MemoryId(found)
-                continue
-            memory_id = new_memory_id()
-            ids[i] = memory_id
-            created[i] = True
-            fresh.append(i)
-            if key_ext is not None:
-                seen_external[key_ext] = memory_id
-            else:
-                seen_hash[hashes[i]] = memory_id
+        # the models run outside the write lock: concurrent batches extract and embed side by side
+        fresh = self._dedupe(user_id, batch, positions, hashes, ids, created)
         if not fresh:
             return
-        texts = [(batch[i].text, batch[i].speaker) for i in fresh]
-        extractions = self.extractor.extract_many(texts)
-        resolver = self.catalog(user_id)
-        resolver.learn_speakers(extractions)
-        resolved: list[Extraction] = []
-        aliases: dict[str, set[str]] = defaultdict(set)
-        for extraction in extractions:
-            result, learned = resolver.resolve(extraction)
-            resolved.append(result)
-            for key, names in learned.items():
-                aliases[key] |= names
-        vectors = self.embedder.embed([embedding_text(t, s) for t, s in texts])
-        sessions = sorted({s for i in fresh if (s := batch[i].session_id)})
-        session_tails = self.store.last_in_sessions(user_id, sessions)
-        params = _batch_params(
-            user_id,
-            [batch[i] for i in fresh],
-            [ids[i] or "" for i in fresh],
-            [hashes[i] for i in fresh],
-            resolved,
-            aliases,
-            vectors.tolist(),
-            self.embedder.model_id,
-            now,
-            session_tails,
+        extracted = dict(
+            zip(
+                fresh,
+                self.extractor.extract_many([(batch[i].text, batch[i].speaker) for i in fresh]),
+                strict=True,
+            )
         )
-        self.store.write_batch(user_id, **params)
-        # counts in the cached catalogue follow the write
-        for entity in params["entities"]:
-            known = resolver.entities.get(entity["key"])
-            if known is not None:
-                resolver.learn(replace(known, mention_count=known.mention_count + entity["count"]))
-        self.vectors.add(user_id, [ids[i] or "" for i in fresh], vectors)
-        self.lexical.invalidate(user_id)
+        embedded = dict(
+            zip(
+                fresh,
+                self.embedder.embed(
+                    [embedding_text(batch[i].text, batch[i].speaker) for i in fresh]
+                ),
+                strict=True,
+            )
+        )
+        with self._write_lock:
+            # a concurrent request may have written the same memories meanwhile: check again
+            fresh = self._dedupe(user_id, batch, fresh, hashes, ids, created)
+            if not fresh:
+                return
+            extractions = [extracted[i] for i in fresh]
+            resolver = self.catalog(user_id)
+            resolver.learn_speakers(extractions)
+            resolved: list[Extraction] = []
+            aliases: dict[str, set[str]] = defaultdict(set)
+            for extraction in extractions:
+                result, learned = resolver.resolve(extraction)
+                resolved.append(result)
+                for key, names in learned.items():
+                    aliases[key] |= names
+            vectors = np.stack([embedded[i] for i in fresh])
+            sessions = sorted({s for i in fresh if (s := batch[i].session_id)})
+            params = _batch_params(
+                user_id,
+                [batch[i] for i in fresh],
+                [ids[i] or "" for i in fresh],
+                [hashes[i] for i in fresh],
+                resolved,
+                aliases,
+                vectors.tolist(),
+                self.embedder.model_id,
+                now,
+                self.store.last_in_sessions(user_id, sessions),
+            )
+            self.store.write_batch(user_id, **params)
+            # counts in the cached catalogue follow the write
+            for entity in params["entities"]:
+                known = resolver.entities.get(entity["key"])
+                if known is not None:
+                    resolver.learn(
+                        replace(known, mention_count=known.mention_count + entity["count"])
+                    )
+            self.vectors.add(user_id, [ids[i] or "" for i in fresh], vectors)
+            self.lexical.invalidate(user_id)
 
     # -- deletion and pinning -----------------------------------------------------------------
 
@@ -281,8 +325,6 @@ class MemoryService:
                 ]
                 stale = [r for r in rows if r not in ready]
                 if ready:
-                    import numpy as np
-
                     matrix = np.asarray([r["embedding"] for r in ready], dtype=np.float32)
                     self.vectors.add(user_id, [r["id"] for r in ready], matrix)
                     report.added += len(ready)
