@@ -71,7 +71,20 @@ def serve(args: argparse.Namespace) -> int:
             )
             return 2
         log.warning("no API keys configured: listening on loopback only, every user open")
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info")
+    from api.runtime import start
+
+    # started before the server so that an unreachable graph or a busy data directory ends the
+    # command with a clear message and a non-zero exit (main prints it)
+    runtime = start(settings)
+    try:
+        uvicorn.run(
+            create_app(settings, runtime=runtime),
+            host=settings.host,
+            port=settings.port,
+            log_level="info",
+        )
+    finally:
+        runtime.close()
     return 0
 
 

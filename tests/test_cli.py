@@ -95,3 +95,29 @@ def test_export_to_another_engine_and_graphml(
     assert "person:tom" in graphml.read_text()
     assert cli.main(["export", "--to", "http://x", "--data-dir", str(data)]) == 2
     assert "expected a bolt://, neo4j:// or falkordb:// URI" in capsys.readouterr().err
+
+
+def test_serve_with_unreachable_graph_server_exits_clearly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from graph.engine import free_port
+
+    uri = f"bolt://127.0.0.1:{free_port()}"
+    monkeypatch.setenv("RECOLLECT_GRAPH_URI", uri)
+    code = cli.main(["serve", "--data-dir", str(tmp_path)])
+    assert code == 1
+    assert f"error: cannot reach the graph server at {uri}" in capsys.readouterr().err
+
+
+def test_serve_on_a_busy_data_directory_exits_clearly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from graph.engine import EmbeddedEngine
+
+    holder = EmbeddedEngine(tmp_path)
+    holder.start()
+    try:
+        assert cli.main(["serve", "--data-dir", str(tmp_path)]) == 1
+        assert "is in use by another Recollect service" in capsys.readouterr().err
+    finally:
+        holder.stop()
