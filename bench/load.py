@@ -116,6 +116,12 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--seed-memories", type=int, default=40)
+    parser.add_argument(
+        "--remember-share",
+        type=float,
+        default=0.2,
+        help="share of requests that remember (default 0.2)",
+    )
     parser.add_argument("--url", help="base URL of a running service (default: start one)")
     args = parser.parse_args()
 
@@ -152,7 +158,7 @@ def main() -> None:
             rng = random.Random(1000 + c)
             with httpx.Client(timeout=60) as client:
                 while time.monotonic() < stop_at:
-                    if rng.random() < 0.8:
+                    if rng.random() >= args.remember_share:
                         op, query = "context", CONTEXT
                         variables = {"u": f"load-{c}", "m": sentence(rng, QUESTIONS)}
                     else:
@@ -199,7 +205,9 @@ def main() -> None:
 
     total = sum(len(v) for v in latencies.values())
     print(
-        f"\n{args.clients} clients, {args.seconds:.0f} s, 80% context / 20% remember: "
+        f"\n{args.clients} clients, {args.seconds:.0f} s, "
+        f"{100 - round(args.remember_share * 100)}% context / "
+        f"{round(args.remember_share * 100)}% remember: "
         f"{total} requests ({total / args.seconds:.1f}/s), {len(errors)} errors\n"
     )
     print("| operation | requests | p50 ms | p95 ms | p99 ms |")
