@@ -16,6 +16,7 @@ from extraction.extractor import Extractor
 from graph.engine import EmbeddedEngine
 from graph.executor import BoltExecutor, Executor, FalkorExecutor
 from graph.service import MemoryService
+from graph.sessions import end_idle_sessions
 from graph.settings import Settings
 from graph.store import Store
 from graph.vectors import VectorStore
@@ -63,9 +64,9 @@ class Runtime:
             while not self._stopping.wait(interval):
                 try:
                     if engine.revive() and isinstance(executor, FalkorExecutor):
+                        self.restarts += 1
                         executor.reconnect("127.0.0.1", engine.port)
                         executor.apply_schema()
-                        self.restarts += 1
                         log.warning("embedded engine restarted on port %d", engine.port)
                 except Exception:  # noqa: BLE001 - keep watching; health shows the state
                     log.exception("restarting the embedded engine failed")
@@ -125,6 +126,14 @@ def start(
             flush_seconds=settings.vector_flush_seconds,
         )
         report = service.reconcile()
+        if settings.session_idle_minutes > 0:
+            gap = settings.session_idle_minutes * 60.0
+
+            def end_idle(user_id: str, latest: float, sessions: set[str]) -> None:
+                # every open session idle for longer than the gap, this batch's included
+                end_idle_sessions(service, user_id, latest, set(), gap)
+
+            service.after_write = end_idle
     except BaseException:
         executor.close()
         if engine is not None:

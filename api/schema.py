@@ -28,8 +28,10 @@ from graph.errors import InvalidInput, NotFound
 from graph.ingest import NewMemory
 from graph.records import EntityRecord, MemoryRecord
 from graph.retrieval import ContextRequest, ContextResult, retrieve
+from graph.retrieval import ScoredMemory as RankedMemory
 from graph.scoring import PRESETS, Weights
 from graph.service import MemoryService
+from graph.sessions import end_session
 
 T = TypeVar("T")
 MAX_PAGE = 100
@@ -188,6 +190,7 @@ class Memory:
     fact_type: str | None
     access_count: int
     last_accessed_at: datetime | None
+    kind: str = strawberry.field(description="'turn', or 'episode' for a session summary")
     entity_keys: strawberry.Private[tuple[str, ...]]
 
     @classmethod
@@ -207,6 +210,7 @@ class Memory:
             fact_type=record.fact_type,
             access_count=record.access_count,
             last_accessed_at=_dt(record.last_accessed_at),
+            kind=record.kind,
             entity_keys=record.entity_keys,
         )
 
@@ -241,6 +245,39 @@ class ContextBlock:
     memories: list[ScoredMemory]
     seeds: list[str] = strawberry.field(description="Entity keys the message resolved to")
     expanded: list[str] = strawberry.field(description="Entity keys added by one-hop expansion")
+    episodes: list[ScoredMemory] = strawberry.field(
+        description="Summaries of earlier sessions, scored like memories"
+    )
+    window: TurnWindow | None = strawberry.field(
+        description="The current session (with sessionId): first and last turns, middle summary"
+    )
+    pruned: list[str] = strawberry.field(
+        description="What the token budget dropped, in order: window-middle, memory:<id>, "
+        "episode:<id>, card:<key>, turn:<id>"
+    )
+
+
+@strawberry.type(description="The current session as shown in the context block.")
+class TurnWindow:
+    session_id: strawberry.ID
+    turn_count: int
+    first: list[Memory]
+    middle: list[str] = strawberry.field(
+        description="Extractive summary (TextRank) of the turns between first and last"
+    )
+    last: list[Memory]
+
+
+@strawberry.type(description="The episode written when a session ends.")
+class SessionSummary:
+    session_id: strawberry.ID
+    turn_count: int
+    episode: Memory
+    key_sentences: list[str]
+    entities: list[str]
+    topics: list[str]
+    facts: list[str] = strawberry.field(description="Typed relations first seen in the session")
+    open_threads: list[str]
 
 
 @strawberry.type
@@ -344,25 +381,38 @@ def _weights(profile: str, weights: ScoreWeightsInput | None) -> Weights:
     return chosen
 
 
+def _scored(s: RankedMemory) -> ScoredMemory:
+    return ScoredMemory(
+        memory=Memory.from_record(s.memory),
+        score=s.score,
+        similarity=s.similarity,
+        recency=s.recency,
+        frequency=s.frequency,
+        neighbour=s.neighbour,
+        via=list(s.via),
+    )
+
+
 def _context_block(user_id: str, result: ContextResult) -> ContextBlock:
+    window = result.window
     return ContextBlock(
         text=result.text,
         tokens=result.tokens,
         entity_cards=[EntityCard.from_record(user_id, c) for c in result.cards],
-        memories=[
-            ScoredMemory(
-                memory=Memory.from_record(s.memory),
-                score=s.score,
-                similarity=s.similarity,
-                recency=s.recency,
-                frequency=s.frequency,
-                neighbour=s.neighbour,
-                via=list(s.via),
-            )
-            for s in result.memories
-        ],
+        memories=[_scored(s) for s in result.memories],
         seeds=result.seeds,
         expanded=result.expanded,
+        episodes=[_scored(s) for s in result.episodes],
+        window=TurnWindow(
+            session_id=strawberry.ID(window.session_id),
+            turn_count=window.turn_count,
+            first=[Memory.from_record(t) for t in window.first],
+            middle=list(window.middle),
+            last=[Memory.from_record(t) for t in window.last],
+        )
+        if window
+        else None,
+        pruned=result.pruned,
     )
 
 
@@ -383,6 +433,7 @@ class Query:
         weights: ScoreWeightsInput | None = None,
         profile: str = "default",
         speaker: str | None = None,
+        session_id: strawberry.ID | None = None,
     ) -> ContextBlock:
         ctx = _ctx(info)
         user = ctx.scope(str(user_id))
@@ -410,6 +461,7 @@ class Query:
             token_budget=token_budget,
             weights=_weights(profile, weights),
             speaker=speaker,
+            session_id=str(session_id) if session_id is not None else None,
         )
         result = await _call(retrieve, service, request)
         return _context_block(user, result)
@@ -508,6 +560,25 @@ class Mutation:
         ctx = _ctx(info)
         user = ctx.scope(str(user_id))
         return await _call(ctx.service.forget_user, user)
+
+    @strawberry.mutation(description="End a session now: write its episode (extractive summary).")
+    async def end_session(
+        self, info: Info[Context, None], user_id: strawberry.ID, session_id: strawberry.ID
+    ) -> SessionSummary:
+        ctx = _ctx(info)
+        user = ctx.scope(str(user_id))
+        ingest.check_no_nul(str(session_id), "sessionId")
+        summary = await _call(end_session, ctx.service, user, str(session_id))
+        return SessionSummary(
+            session_id=strawberry.ID(summary.session_id),
+            turn_count=summary.turn_count,
+            episode=Memory.from_record(summary.episode),
+            key_sentences=summary.key_sentences,
+            entities=summary.entities,
+            topics=summary.topics,
+            facts=summary.facts,
+            open_threads=summary.open_threads,
+        )
 
     @strawberry.mutation
     async def pin(

@@ -13,6 +13,10 @@ FOREACH (r IN rels |
     r.strong = CASE WHEN m.pinned OR m.importance >= 3 THEN r.strong - 1 ELSE r.strong END)
 FOREACH (r IN [x IN rels WHERE size(x.evidence) = 0] | DELETE r)
 WITH m, entities
+OPTIONAL MATCH (m)-[:IN_SESSION]->(session:Session)
+FOREACH (s IN CASE WHEN session IS NULL THEN [] ELSE [session] END |
+  SET s.turn_count = s.turn_count - 1)
+WITH m, entities
 OPTIONAL MATCH (before:Memory)-[:NEXT]->(m)
 OPTIONAL MATCH (m)-[:NEXT]->(after:Memory)
 FOREACH (_ IN CASE WHEN before IS NULL OR after IS NULL THEN [] ELSE [1] END |

@@ -1,8 +1,10 @@
-// Deletes every node of one user (memories, entities and their edges); returns how many memories
-// were removed.
+// Deletes every node of one user (memories, entities, sessions and their edges); returns how many
+// memories were removed.
 OPTIONAL MATCH (m:Memory {user_id: $user_id})
 WITH collect(m) AS memories
 OPTIONAL MATCH (e:Entity {user_id: $user_id})
 WITH memories, collect(e) AS entities
-FOREACH (n IN memories + entities | DETACH DELETE n)
+OPTIONAL MATCH (s:Session {user_id: $user_id})
+WITH memories, entities, collect(s) AS sessions
+FOREACH (n IN memories + entities + sessions | DETACH DELETE n)
 RETURN size(memories) AS count

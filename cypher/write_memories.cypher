@@ -1,5 +1,5 @@
-// Writes one batch of memories with their entities, MENTIONS edges, the NEXT chain of each session's
-// turns (in ingest order) and typed relations in a single
+// Writes one batch of memories with their entities, MENTIONS edges, their sessions (IN_SESSION),
+// the NEXT chain of each session's turns (in ingest order) and typed relations in a single
 // statement, so the batch is atomic on both engines. The Python side pre-aggregates per entity and
 // per relation; every list may be empty, hence the [null] padding and FOREACH guards.
 // Labels and relationship types are literals from graph/vocabulary.py (a test keeps them in sync).
@@ -9,7 +9,7 @@ CREATE (mem:Memory {
   session_id: m.session_id, occurred_at: m.occurred_at, created_at: m.created_at,
   last_accessed_at: m.created_at, access_count: 0, external_id: m.external_id,
   content_hash: m.content_hash, importance: m.importance, pinned: m.pinned,
-  category: m.category, fact_type: m.fact_type, vector_id: m.vector_id,
+  category: m.category, fact_type: m.fact_type, kind: m.kind, vector_id: m.vector_id,
   embedding: m.embedding, embedding_model: m.embedding_model
 })
 WITH count(mem) AS created
@@ -44,6 +44,24 @@ FOREACH (_ IN CASE WHEN before IS NULL OR after IS NULL THEN [] ELSE [1] END |
   CREATE (before)-[:NEXT]->(after)
 )
 WITH created, count(*) AS _next
+UNWIND CASE WHEN size($sessions) = 0 THEN [null] ELSE $sessions END AS se
+FOREACH (_ IN CASE WHEN se IS NULL THEN [] ELSE [1] END |
+  MERGE (s:Session {user_id: $user_id, id: se.id})
+  ON CREATE SET s.caption = se.id, s.turn_count = 0, s.started_at = se.started_at,
+    s.last_turn_at = se.last_turn_at
+  SET s.turn_count = s.turn_count + se.count, s.ended = false,
+    s.started_at = CASE WHEN se.started_at < s.started_at THEN se.started_at ELSE s.started_at END,
+    s.last_turn_at = CASE WHEN se.last_turn_at > s.last_turn_at THEN se.last_turn_at
+      ELSE s.last_turn_at END
+)
+WITH created, count(*) AS _sessions
+UNWIND CASE WHEN size($in_session) = 0 THEN [null] ELSE $in_session END AS ins
+OPTIONAL MATCH (turn:Memory {user_id: $user_id, id: ins.memory_id})
+OPTIONAL MATCH (session:Session {user_id: $user_id, id: ins.session_id})
+FOREACH (_ IN CASE WHEN turn IS NULL OR session IS NULL THEN [] ELSE [1] END |
+  CREATE (turn)-[:IN_SESSION]->(session)
+)
+WITH created, count(*) AS _in_session
 UNWIND CASE WHEN size($relations) = 0 THEN [null] ELSE $relations END AS r
 OPTIONAL MATCH (a:Entity {user_id: $user_id, key: r.src})
 OPTIONAL MATCH (b:Entity {user_id: $user_id, key: r.dst})

@@ -1,8 +1,10 @@
-"""The context block an agent pastes into its prompt: text and token accounting, within a budget.
+"""The context block an agent pastes into its prompt, composed from prioritised sources within a
+token budget: the time line and the user line (never pruned), entity cards, relevant memories,
+episodes of earlier sessions, and the current conversation's turn window.
 
 Tokens are counted with a word-and-punctuation estimate (`\\w+` runs and single symbols), close to
-BPE counts for English prose and needing no tokenizer download. The budget is never exceeded:
-the lowest-scoring memories are dropped first, then the last entity cards, then the headers.
+BPE counts for English prose and needing no tokenizer download. The budget is never exceeded;
+`compose` documents the pruning order.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ _TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 
 CARDS_HEADER = "[ENTITY CARDS]"
 MEMORIES_HEADER = "[RELEVANT MEMORIES]"
+EPISODES_HEADER = "[EARLIER SESSIONS]"
+WINDOW_HEADER = "[CURRENT CONVERSATION]"
 
 
 def count_tokens(text: str) -> int:
@@ -49,38 +53,115 @@ def memory_line(memory: MemoryRecord) -> str:
 
 
 @dataclass
+class Window:
+    """The current session as shown: first turns, the middle's summary, last turns."""
+
+    session_id: str
+    turn_count: int
+    first: list[MemoryRecord] = field(default_factory=list)
+    middle: list[str] = field(default_factory=list)
+    last: list[MemoryRecord] = field(default_factory=list)
+
+
+@dataclass
+class Ranked:
+    """A memory or episode in the block, with the score that decides its pruning order."""
+
+    memory: MemoryRecord
+    score: float
+
+
+@dataclass
 class Block:
     text: str
     tokens: int
     cards: list[EntityRecord] = field(default_factory=list)
-    memories: list[int] = field(default_factory=list)  # indexes into the ranked input
+    memory_ids: list[str] = field(default_factory=list)
+    episode_ids: list[str] = field(default_factory=list)
+    window: Window | None = None
+    pruned: list[str] = field(default_factory=list)
 
 
-def render(
+def minimum_tokens(time_line: str, user_line: str) -> int:
+    """What a block costs before any optional part: the lines that are never pruned."""
+    return count_tokens(f"{time_line}\n{user_line}")
+
+
+def compose(
+    time_line: str,
+    user_line: str,
     cards: Sequence[EntityRecord],
-    memories: Sequence[MemoryRecord],
+    memories: Sequence[Ranked],
+    episodes: Sequence[Ranked],
+    window: Window | None,
     labels: dict[str, str],
     budget: int | None,
 ) -> Block:
-    """Memories arrive ranked best first; returns what fits in `budget` tokens."""
-    card_lines = [card_line(c, labels) for c in cards]
-    memory_lines = [memory_line(m) for m in memories]
-    keep_cards = list(range(len(cards)))
-    keep_memories = list(range(len(memories)))
+    """Assembles the block from its sources; over budget, prunes in this order and says what:
+    the middle of the current session (oldest sentence first), memories and episodes (lowest score
+    first), entity cards (last first), the first turns, then the last turns (oldest first). The
+    time and user lines are never pruned (callers reject budgets below `minimum_tokens`)."""
+    keep_cards = list(cards)
+    keep_memories = list(memories)
+    keep_episodes = list(episodes)
+    first = list(window.first) if window else []
+    middle = list(window.middle) if window else []
+    last = list(window.last) if window else []
+    pruned: list[str] = []
 
     def build() -> str:
-        sections = []
+        sections = [f"{time_line}\n{user_line}"]
         if keep_cards:
-            sections.append("\n".join([CARDS_HEADER, *(card_lines[i] for i in keep_cards)]))
+            sections.append("\n".join([CARDS_HEADER, *(card_line(c, labels) for c in keep_cards)]))
         if keep_memories:
-            sections.append("\n".join([MEMORIES_HEADER, *(memory_lines[i] for i in keep_memories)]))
+            sections.append(
+                "\n".join([MEMORIES_HEADER, *(memory_line(r.memory) for r in keep_memories)])
+            )
+        if keep_episodes:
+            sections.append(
+                "\n".join([EPISODES_HEADER, *(memory_line(r.memory) for r in keep_episodes)])
+            )
+        if window and (first or middle or last):
+            lines = [f"{WINDOW_HEADER} session {window.session_id}, {window.turn_count} turns"]
+            lines += [memory_line(t) for t in first]
+            if middle:
+                lines.append("- … earlier in this session: " + " ".join(middle))
+            lines += [memory_line(t) for t in last]
+            sections.append("\n".join(lines))
         return "\n\n".join(sections)
 
+    def drop() -> bool:
+        if middle:
+            middle.pop(0)
+            pruned.append("window-middle")
+            return True
+        ranked = [("memory", r) for r in keep_memories] + [("episode", r) for r in keep_episodes]
+        if ranked:
+            kind, lowest = min(ranked, key=lambda pair: pair[1].score)
+            (keep_memories if kind == "memory" else keep_episodes).remove(lowest)
+            pruned.append(f"{kind}:{lowest.memory.id}")
+            return True
+        if keep_cards:
+            pruned.append(f"card:{keep_cards.pop().key}")
+            return True
+        for turns in (first, last):
+            if turns:
+                pruned.append(f"turn:{turns.pop(0).id}")
+                return True
+        return False
+
     text = build()
-    while budget is not None and count_tokens(text) > budget and (keep_memories or keep_cards):
-        if keep_memories:
-            keep_memories.pop()
-        else:
-            keep_cards.pop()
+    while budget is not None and count_tokens(text) > budget and drop():
         text = build()
-    return Block(text, count_tokens(text), [cards[i] for i in keep_cards], keep_memories)
+    shown = None
+    if window:
+        shown = Window(window.session_id, window.turn_count, first, middle, last)
+    return Block(
+        text,
+        count_tokens(text),
+        keep_cards,
+        [r.memory.id for r in keep_memories],
+        [r.memory.id for r in keep_episodes],
+        shown,
+        pruned,
+    )

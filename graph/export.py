@@ -15,17 +15,11 @@ from typing import Any
 
 from graph.executor import Executor
 
+EDGES = ("mentions", "next", "relations", "in_session", "summaries")
 EXPORT_STATEMENTS = {
-    "export_memories",
-    "export_entities",
-    "export_mentions",
-    "export_next",
-    "export_relations",
-    "import_memories",
-    "import_entities",
-    "import_mentions",
-    "import_next",
-    "import_relations",
+    f"{verb}_{noun}"
+    for verb in ("export", "import")
+    for noun in ("memories", "entities", "sessions", *EDGES)
 }
 
 Progress = Callable[[str, int], None]
@@ -38,6 +32,9 @@ class ExportCounts:
     mentions: int = 0
     next: int = 0
     relations: int = 0
+    sessions: int = 0
+    in_session: int = 0
+    summaries: int = 0
     users: list[str] = field(default_factory=list)
 
 
@@ -77,11 +74,16 @@ class Exporter:
             self.target.run("import_memories", {**params, "rows": rows})
             counts.memories += len(rows)
             tick("memories", len(rows))
-        for name, attr in (("mentions", "mentions"), ("next", "next"), ("relations", "relations")):
+        sessions = [dict(r["props"]) for r in self.source.run("export_sessions", params)]
+        for rows in _pages(sessions, self.page):
+            self.target.run("import_sessions", {**params, "rows": rows})
+            counts.sessions += len(rows)
+            tick("sessions", len(rows))
+        for name in EDGES:
             edges = self.source.run(f"export_{name}", params)
             for rows in _pages(edges, self.page):
                 self.target.run(f"import_{name}", {**params, "rows": rows})
-                setattr(counts, attr, getattr(counts, attr) + len(rows))
+                setattr(counts, name, getattr(counts, name) + len(rows))
                 tick(name, len(rows))
         return counts
 
@@ -112,8 +114,28 @@ def write_graphml(source: Executor, users: list[str], path: Path) -> ExportCount
             counts.entities += 1
         for rows in _memories(source, user_id, 500):
             for props in rows:
-                graph.add_node(f"{user_id}/{props['id']}", kind="memory", **scalars(props))
+                attrs = scalars(props)
+                attrs["memory_kind"] = attrs.pop("kind", "turn")  # turn or episode
+                graph.add_node(f"{user_id}/{props['id']}", kind="memory", **attrs)
                 counts.memories += 1
+        for row in source.run("export_sessions", params):
+            props = dict(row["props"])
+            graph.add_node(f"{user_id}/session/{props['id']}", kind="session", **scalars(props))
+            counts.sessions += 1
+        for row in source.run("export_in_session", params):
+            graph.add_edge(
+                f"{user_id}/{row['memory_id']}",
+                f"{user_id}/session/{row['session_id']}",
+                type="IN_SESSION",
+            )
+            counts.in_session += 1
+        for row in source.run("export_summaries", params):
+            graph.add_edge(
+                f"{user_id}/session/{row['session_id']}",
+                f"{user_id}/{row['memory_id']}",
+                type="SUMMARIZED_BY",
+            )
+            counts.summaries += 1
         for row in source.run("export_mentions", params):
             graph.add_edge(
                 f"{user_id}/{row['memory_id']}",

@@ -31,6 +31,7 @@ class NewMemory:
     pinned: bool | None = None
     category: str | None = None
     fact_type: str | None = None
+    kind: str = "turn"  # "episode": a session summary written by the service, not by clients
 
 
 def normalized_text(text: str) -> str:

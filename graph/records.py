@@ -25,6 +25,7 @@ class MemoryRecord:
     last_accessed_at: float | None = None
     access_count: int = 0
     entity_keys: tuple[str, ...] = ()
+    kind: str = "turn"  # "episode" for a session summary
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> MemoryRecord:
@@ -44,6 +45,7 @@ class MemoryRecord:
             last_accessed_at=row.get("last_accessed_at"),
             access_count=int(row.get("access_count") or 0),
             entity_keys=tuple(row.get("entity_keys") or ()),
+            kind=row.get("kind") or "turn",
         )
 
 

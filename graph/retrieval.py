@@ -18,16 +18,19 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 
 import numpy as np
 
 from extraction.embedder import embedding_text
 from extraction.keys import slug
 from graph import scoring
-from graph.context import Block, render
+from graph.context import Ranked, Window, compose, minimum_tokens
+from graph.errors import InvalidInput
 from graph.records import EntityRecord, MemoryRecord
 from graph.scoring import Weights
 from graph.service import MemoryService, known_labels
+from graph.sessions import turn_window
 
 _WORD = re.compile(r"[\w'’-]+", re.UNICODE)
 
@@ -47,6 +50,8 @@ class ContextRequest:
     vector_k: int = 50
     lexical_k: int = 50
     neighbour_pool: int = 30
+    session_id: str | None = None
+    max_episodes: int = 2
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,9 @@ class ContextResult:
     memories: list[ScoredMemory]
     seeds: list[str]
     expanded: list[str]
+    episodes: list[ScoredMemory] = field(default_factory=list)
+    window: Window | None = None
+    pruned: list[str] = field(default_factory=list)
 
 
 def message_keys(
@@ -101,6 +109,20 @@ def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
     request.weights.validate()
     as_of = request.as_of if request.as_of is not None else time.time()
     user_id = request.user_id
+    time_line, user_line = _header_lines(service, request, as_of)
+    floor = minimum_tokens(time_line, user_line)
+    if request.token_budget is not None and request.token_budget < floor:
+        raise InvalidInput(
+            "tokenBudget",
+            f"is {request.token_budget}; at least {floor} needed for the time and user lines",
+        )
+    window = None
+    if request.session_id is not None:
+        found = turn_window(service, user_id, request.session_id)
+        if found is not None:
+            window = Window(
+                found.session_id, found.turn_count, found.first, found.middle, found.last
+            )
     resolver = service.catalog(user_id)
     seeds, cues = message_keys(service, user_id, request.message, request.speaker)
 
@@ -188,7 +210,13 @@ def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
             service, user_id, scored, fetch, score_one, weights.neighbours, request.neighbour_pool
         )
     ordered = sorted(scored.values(), key=lambda s: (s.score, s.memory.occurred_at), reverse=True)
-    top = ordered[: request.max_memories]
+    shown = {t.id for t in (window.first + window.last)} if window else set()
+    own_episode = f"episode:{request.session_id}"
+    top = [s for s in ordered if s.memory.kind != "episode" and s.memory.id not in shown]
+    top = top[: request.max_memories]
+    episodes = [
+        s for s in ordered if s.memory.kind == "episode" and s.memory.external_id != own_episode
+    ][: request.max_episodes]
 
     # cards: seeds first, then expanded entities
     card_keys = [*seeds, *expanded][: request.max_cards]
@@ -197,12 +225,44 @@ def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
         service.store.entities(user_id, [k for k in card_keys if k not in seed_cards])
     )
     cards = [cards_by_key[k] for k in card_keys if k in cards_by_key]
-    block: Block = render(
-        cards, [s.memory for s in top], known_labels(resolver), request.token_budget
+    block = compose(
+        time_line,
+        user_line,
+        cards,
+        [Ranked(s.memory, s.score) for s in top],
+        [Ranked(s.memory, s.score) for s in episodes],
+        window,
+        known_labels(resolver),
+        request.token_budget,
     )
-    kept = [top[i] for i in block.memories]
-    service.touch_later(user_id, [s.memory.id for s in kept])
-    return ContextResult(block.text, block.tokens, block.cards, kept, seeds, list(expanded))
+    kept = [s for s in top if s.memory.id in set(block.memory_ids)]
+    kept_episodes = [s for s in episodes if s.memory.id in set(block.episode_ids)]
+    service.touch_later(user_id, [s.memory.id for s in kept + kept_episodes])
+    return ContextResult(
+        block.text,
+        block.tokens,
+        block.cards,
+        kept,
+        seeds,
+        list(expanded),
+        kept_episodes,
+        block.window,
+        block.pruned,
+    )
+
+
+def _header_lines(service: MemoryService, request: ContextRequest, as_of: float) -> tuple[str, str]:
+    """The time line and the user line: when it is, who the user is, how long since last time."""
+    now = datetime.fromtimestamp(as_of, tz=UTC)
+    time_line = f"[NOW] {now.strftime('%Y-%m-%d %H:%M')} UTC ({now.strftime('%A')})"
+    name = request.speaker or service.store.main_speaker(request.user_id)
+    user_line = f"[USER] {request.user_id}" + (f" — {name}" if name else "")
+    last = service.store.last_session(request.user_id, request.session_id)
+    if last and last.get("last_turn_at") is not None:
+        days = max(0, int((as_of - float(last["last_turn_at"])) // 86_400))
+        ago = "today" if days == 0 else "1 day ago" if days == 1 else f"{days} days ago"
+        user_line += f"; last session {last['id']} {ago}"
+    return time_line, user_line
 
 
 def _with_neighbours(

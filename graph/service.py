@@ -13,7 +13,7 @@ import logging
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -75,6 +75,8 @@ class MemoryService:
         self._catalog_lock = threading.Lock()
         self._catalogs: dict[str, Resolver] = {}
         self.lexical = LexicalIndexes(store.memory_texts)
+        # called off the request path after turns with a sessionId were written
+        self.after_write: Callable[[str, float, set[str]], object] | None = None
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recollect-bg")
 
     def close(self) -> None:
@@ -110,6 +112,13 @@ class MemoryService:
         for user_id, positions in by_user.items():
             self._remember_user(user_id, batch, positions, ids, created, now)
         self._flush_vectors()
+        if self.after_write is not None:
+            for user_id, positions in by_user.items():
+                turns = [batch[i] for i in positions if created[i] and batch[i].session_id]
+                if turns:
+                    latest = max(t.occurred_at or now for t in turns)
+                    sessions = {t.session_id for t in turns if t.session_id}
+                    self.background(self.after_write, user_id, latest, sessions)
         by_id: dict[MemoryId, MemoryRecord] = {}
         for user_id, positions in by_user.items():
             by_id.update(self.store.memories(user_id, [ids[i] or "" for i in positions]))
@@ -207,8 +216,11 @@ class MemoryService:
             resolver.learn_speakers(extractions)
             resolved: list[Extraction] = []
             aliases: dict[str, set[str]] = defaultdict(set)
-            for extraction in extractions:
+            for i, extraction in zip(fresh, extractions, strict=True):
                 result, learned = resolver.resolve(extraction)
+                if batch[i].kind == "episode":
+                    # a summary repeats its session's facts: mentions yes, evidence no
+                    result = replace(result, relations=[])
                 resolved.append(result)
                 for key, names in learned.items():
                     aliases[key] |= names
@@ -282,6 +294,21 @@ class MemoryService:
 
     def entities(self, user_id: str, keys: Sequence[str]) -> dict[str, EntityRecord]:
         return self.store.entities(user_id, keys)
+
+    def background(self, fn: Callable[..., object], *args: object) -> None:
+        """Runs `fn` on the service's single background thread; failures are logged."""
+
+        def run() -> None:
+            try:
+                fn(*args)
+            except Exception:  # noqa: BLE001 - background work must not kill the thread
+                log.warning("background task %s failed", getattr(fn, "__name__", fn), exc_info=True)
+
+        self._background.submit(run)
+
+    def drain(self) -> None:
+        """Waits for the background work submitted so far (tests, shutdown)."""
+        self._background.submit(lambda: None).result()
 
     def touch_later(self, user_id: str, ids: Sequence[str]) -> None:
         """Access statistics are written off the request path."""
@@ -358,6 +385,8 @@ def _batch_params(
     memory of a session is chained (NEXT) after the session's previous one."""
     memory_rows: list[dict[str, Any]] = []
     next_edges: list[dict[str, str]] = []
+    sessions: dict[str, dict[str, Any]] = {}
+    in_session: list[dict[str, str]] = []
     tails = dict(session_tails)
     entities: dict[str, dict[str, Any]] = {}
     mentions: list[dict[str, Any]] = []
@@ -370,6 +399,19 @@ def _batch_params(
             if memory.session_id in tails:
                 next_edges.append({"from": tails[memory.session_id], "to": memory_id})
             tails[memory.session_id] = memory_id
+            session = sessions.setdefault(
+                memory.session_id,
+                {
+                    "id": memory.session_id,
+                    "count": 0,
+                    "started_at": occurred,
+                    "last_turn_at": occurred,
+                },
+            )
+            session["count"] += 1
+            session["started_at"] = min(session["started_at"], occurred)
+            session["last_turn_at"] = max(session["last_turn_at"], occurred)
+            in_session.append({"memory_id": memory_id, "session_id": memory.session_id})
         importance = 1 if memory.importance is None else memory.importance
         pinned = bool(memory.pinned)
         memory_rows.append(
@@ -387,6 +429,7 @@ def _batch_params(
                 "pinned": pinned,
                 "category": memory.category,
                 "fact_type": memory.fact_type,
+                "kind": memory.kind,
                 "vector_id": to_faiss_id(memory_id),
                 "embedding": vector,
                 "embedding_model": model_id,
@@ -438,6 +481,8 @@ def _batch_params(
         "mentions": mentions,
         "relations": list(relations.values()),
         "next": next_edges,
+        "sessions": list(sessions.values()),
+        "in_session": in_session,
     }
 
 

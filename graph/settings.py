@@ -38,6 +38,7 @@ class Settings:
     max_batch: int = 1_000
     max_token_budget: int = 32_000
     max_body_bytes: int = 32 * 1024 * 1024
+    session_idle_minutes: int = 30
     vector_flush_seconds: float = 5.0
 
     @classmethod
@@ -56,6 +57,7 @@ class Settings:
             max_text_chars=_int(env, "RECOLLECT_MAX_TEXT_CHARS", 20_000),
             max_batch=_int(env, "RECOLLECT_MAX_BATCH", 1_000),
             max_body_bytes=_int(env, "RECOLLECT_MAX_BODY_BYTES", 32 * 1024 * 1024),
+            session_idle_minutes=_int(env, "RECOLLECT_SESSION_IDLE_MINUTES", 30),
         )
         clean = {k: v for k, v in overrides.items() if v is not None}
         if "data_dir" in clean:

@@ -34,6 +34,15 @@ STATEMENTS = {
     "list_memory_texts",
     "last_in_sessions",
     "memory_neighbours",
+    "session_turns",
+    "get_session",
+    "idle_sessions",
+    "session_entities",
+    "session_facts",
+    "end_session",
+    "cache_window_summary",
+    "last_session",
+    "main_speaker",
     "list_memory_vectors",
     "get_memory_embeddings",
     "count_memories",
@@ -58,6 +67,8 @@ class Store:
         mentions: list[dict[str, Any]],
         relations: list[dict[str, Any]],
         next: list[dict[str, Any]],
+        sessions: list[dict[str, Any]],
+        in_session: list[dict[str, Any]],
     ) -> int:
         rows = self._run(
             "write_memories",
@@ -67,6 +78,8 @@ class Store:
             mentions=mentions,
             relations=relations,
             next=next,
+            sessions=sessions,
+            in_session=in_session,
         )
         return int(rows[0]["created"]) if rows else 0
 
@@ -203,6 +216,58 @@ class Store:
             return {}
         rows = self._run("memory_neighbours", user_id=user_id, ids=list(ids))
         return {row["id"]: (row.get("before"), row.get("after")) for row in rows}
+
+    # -- sessions -----------------------------------------------------------------------------
+
+    def session(self, user_id: str, session_id: str) -> dict[str, Any] | None:
+        rows = self._run("get_session", user_id=user_id, session_id=session_id)
+        return rows[0] if rows else None
+
+    def session_turn_ids(self, user_id: str, session_id: str) -> list[str]:
+        rows = self._run("session_turns", user_id=user_id, session_id=session_id)
+        return [row["id"] for row in rows]
+
+    def idle_sessions(self, user_id: str, before: float, exclude: Sequence[str]) -> list[str]:
+        rows = self._run("idle_sessions", user_id=user_id, before=before, exclude=list(exclude))
+        return [row["id"] for row in rows]
+
+    def session_entities(self, user_id: str, session_id: str, limit: int) -> list[dict[str, Any]]:
+        return self._run("session_entities", user_id=user_id, session_id=session_id, limit=limit)
+
+    def session_facts(self, user_id: str, session_id: str) -> list[dict[str, Any]]:
+        return self._run("session_facts", user_id=user_id, session_id=session_id)
+
+    def end_session(
+        self, user_id: str, session_id: str, episode_id: str, now: float, topics: list[str]
+    ) -> bool:
+        rows = self._run(
+            "end_session",
+            user_id=user_id,
+            session_id=session_id,
+            episode_id=episode_id,
+            now=now,
+            topics=topics,
+        )
+        return bool(rows)
+
+    def cache_window_summary(
+        self, user_id: str, session_id: str, sentences: list[str], upto: int
+    ) -> None:
+        self._run(
+            "cache_window_summary",
+            user_id=user_id,
+            session_id=session_id,
+            sentences=sentences,
+            upto=upto,
+        )
+
+    def last_session(self, user_id: str, exclude: str | None) -> dict[str, Any] | None:
+        rows = self._run("last_session", user_id=user_id, exclude=exclude)
+        return rows[0] if rows else None
+
+    def main_speaker(self, user_id: str) -> str | None:
+        rows = self._run("main_speaker", user_id=user_id)
+        return rows[0]["speaker"] if rows else None
 
     def memory_entity_keys(self, user_id: str, ids: Iterable[str]) -> dict[str, list[str]]:
         wanted = list(dict.fromkeys(ids))

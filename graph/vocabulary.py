@@ -30,9 +30,10 @@ RELATION_TYPES: tuple[str, ...] = (
     "RELATED_TO",
 )
 
-NODE_LABELS: tuple[str, ...] = ("Memory", "Entity", *ENTITY_LABELS.values())
-# MENTIONS: memory -> entity; NEXT: a session's turns in ingest order
-EDGE_TYPES: tuple[str, ...] = ("MENTIONS", "NEXT", *RELATION_TYPES)
+NODE_LABELS: tuple[str, ...] = ("Memory", "Entity", "Session", *ENTITY_LABELS.values())
+# MENTIONS: memory -> entity; NEXT: a session's turns in ingest order; IN_SESSION: turn -> session;
+# SUMMARIZED_BY: session -> its episodic summary memory
+EDGE_TYPES: tuple[str, ...] = ("MENTIONS", "NEXT", "IN_SESSION", "SUMMARIZED_BY", *RELATION_TYPES)
 
 _IDENTIFIER = re.compile(r"^[A-Z][A-Za-z_]{0,63}$")
 

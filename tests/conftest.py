@@ -39,6 +39,9 @@ class Api:
             "/graphql", json={"query": query, "variables": variables}, headers=headers or {}
         )
         assert response.status_code == 200, response.text
+        # background work (idle sessions ending, access statistics) finishes before the next step,
+        # so every test sees a settled graph
+        self.runtime.service.drain()
         return response.json()
 
     def ok(self, query: str, **variables: Any) -> Any:

@@ -157,9 +157,14 @@ def test_mary_card_shows_the_family_role(api: Api, remembered: list[dict[str, An
 
 def test_token_budget_is_never_exceeded(api: Api, remembered: list[dict[str, Any]]) -> None:
     full = _context(api, "Where does Mary live?")
-    for budget in (1, 20, 60, full["tokens"] - 10, full["tokens"] + 100):
+    body = api.raw(CONTEXT, user=USER, message="Where does Mary live?", asOf=AS_OF, budget=1)
+    assert body["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+    assert "needed for the time and user lines" in body["errors"][0]["message"]
+    floor = int(body["errors"][0]["message"].split("at least ")[1].split()[0])
+    for budget in (floor, floor + 20, 60, full["tokens"] - 10, full["tokens"] + 100):
         block = _context(api, "Where does Mary live?", budget=budget)
         assert block["tokens"] <= budget
+        assert block["text"].startswith("[NOW] 2026-10-16 00:00 UTC (Friday)\n[USER] alice")
         assert len(block["memories"]) <= len(full["memories"])
     # lowest-scoring memories go first: what is kept is a prefix of the full ranking
     cut = _context(api, "Where does Mary live?", budget=full["tokens"] - 10)

@@ -53,6 +53,8 @@ def _counts(executor: FalkorExecutor, user_id: str) -> dict[str, int]:
         "entities": len(executor.run("export_entities", params)),
         "mentions": len(executor.run("export_mentions", params)),
         "next": len(executor.run("export_next", params)),
+        "sessions": len(executor.run("export_sessions", params)),
+        "in_session": len(executor.run("export_in_session", params)),
         **relations,
     }
 
@@ -66,7 +68,9 @@ def test_copy_is_complete_and_idempotent(
     exporter = Exporter(source.runtime.executor, copy_executor)
     first = exporter.copy_user(USER)
     second = exporter.copy_user(USER)
-    assert first.memories == len(turns()) and first.relations > 0
+    # the turns and the episodes of the two sessions that ended by idleness
+    assert first.memories == len(turns()) + first.summaries and first.summaries == 2
+    assert first.relations > 0
     expected = _counts(source.runtime.executor, USER)  # type: ignore[arg-type]
     assert _counts(copy_executor, USER) == expected
     assert (second.memories, second.entities) == (first.memories, first.entities)
@@ -76,7 +80,7 @@ def test_copy_is_complete_and_idempotent(
     # the copy answers like the original (its vector index is rebuilt from the stored embeddings)
     copy = start(Settings(data_dir=engine.data_dir, graph_name=TARGET_GRAPH), extractor, embedder)
     try:
-        assert copy.reconcile["added"] == len(turns())
+        assert copy.reconcile["added"] == first.memories
         request = ContextRequest(user_id=USER, message="Where does Mary live?", as_of=1_760_600_000)
         ours = retrieve(source.runtime.service, request)
         theirs = retrieve(copy.service, request)
@@ -90,7 +94,9 @@ def test_graphml(source: Api, tmp_path: Path) -> None:
     path = tmp_path / "alice.graphml"
     counts = write_graphml(source.runtime.executor, [USER], path)
     graph: Any = nx.read_graphml(path)
-    assert graph.number_of_nodes() == counts.memories + counts.entities
+    assert graph.number_of_nodes() == counts.memories + counts.entities + counts.sessions
+    assert counts.sessions == 3 and counts.summaries == 2  # s01 and s08 ended by idleness
+    assert counts.in_session == counts.memories - counts.summaries
     assert counts.memories == source.runtime.service.store.count_memories(USER)
     types = {data["type"] for _, _, data in graph.edges(data=True)}
     assert {"MENTIONS", "NEXT", "FAMILY_OF", "LIVES_IN"} <= types

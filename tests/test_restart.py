@@ -47,8 +47,11 @@ def test_restart_keeps_everything_and_reconciles_vectors(
         path.unlink()
     api, _ = open_api(tmp_path, extractor, embedder)
     try:
-        assert api.runtime.reconcile["added"] == len(made)
-        assert api.runtime.service.vectors.count(USER) == len(made)
+        # every memory: the turns and the episodes of the two sessions ended by idleness
+        total = api.runtime.service.store.count_memories(USER)
+        assert total == len(made) + 2
+        assert api.runtime.reconcile["added"] == total
+        assert api.runtime.service.vectors.count(USER) == total
         assert _answer(api, "Where does Mary live?") == before
     finally:
         close_api(api)

@@ -1,0 +1,6 @@
+// The user's most recent session other than $exclude, for the user line of a context block.
+MATCH (s:Session {user_id: $user_id})
+WHERE $exclude IS NULL OR s.id <> $exclude
+RETURN s.id AS id, s.last_turn_at AS last_turn_at
+ORDER BY s.last_turn_at DESC
+LIMIT 1

@@ -1,0 +1,1 @@
+CREATE INDEX FOR (s:Session) ON (s.user_id, s.id)

@@ -1,0 +1,137 @@
+"""Sessions through the API: episodes when a session ends (explicitly or after an idle gap), the
+turn window of the current session, episodic retrieval, and the composed block within budget."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from extraction.embedder import Embedder
+from extraction.extractor import Extractor
+from tests.conftest import Api, close_api, open_api
+from tests.conversation import USER, text_of, turns
+
+END = """mutation($s: ID!) { endSession(userId: "alice", sessionId: $s) {
+  sessionId turnCount keySentences entities topics facts openThreads
+  episode { id kind text externalId } } }"""
+CONTEXT = """query($m: String!, $s: ID, $b: Int) {
+  context(userId: "alice", message: $m, sessionId: $s, tokenBudget: $b,
+          asOf: "2026-10-16T00:00:00Z") {
+    text tokens pruned
+    window { sessionId turnCount first { text } middle last { text } }
+    memories { memory { id text } }
+    episodes { score via memory { text kind } }
+  } }"""
+
+
+@pytest.fixture(scope="module")
+def sessions(
+    tmp_path_factory: pytest.TempPathFactory, extractor: Extractor, embedder: Embedder
+) -> Iterator[Api]:
+    api, _ = open_api(tmp_path_factory.mktemp("sessions"), extractor, embedder)
+    api.ok("mutation($i: [MemoryInput!]!) { rememberMany(inputs: $i) { id } }", i=turns())
+    api.runtime.service.drain()  # the idle check runs in the background
+    yield api
+    close_api(api)
+
+
+def _session(api: Api, session_id: str) -> dict[str, Any]:
+    found = api.runtime.service.store.session(USER, session_id)
+    assert found is not None
+    return found
+
+
+def test_idle_sessions_end_by_themselves(sessions: Api) -> None:
+    # s01 and s08 lie days before the newest turns (gap 30 min); s15 is the current one
+    assert _session(sessions, "s01")["ended"] is True
+    assert _session(sessions, "s08")["ended"] is True
+    assert not _session(sessions, "s15").get("ended")
+    assert _session(sessions, "s01")["episode_id"]
+
+
+def test_end_session_writes_an_episode_with_the_key_facts(sessions: Api) -> None:
+    summary = sessions.ok(END, s="s01")["endSession"]
+    assert summary["turnCount"] == 10
+    facts = summary["facts"]
+    assert "Alice Smith FAMILY_OF Mary (sister)" in facts
+    assert "Mary LIVES_IN Boston" in facts
+    assert "Alice Smith WORKS_AT Acme Corp" in facts
+    assert "Ben Carter FAMILY_OF Jake (brother)" in facts
+    assert "Mary" in summary["entities"]
+    assert 1 <= len(summary["keySentences"]) <= 4
+    assert all(": " in s for s in summary["keySentences"])  # each carries its speaker
+    episode = summary["episode"]
+    assert episode["kind"] == "episode" and episode["externalId"] == "episode:s01"
+    assert episode["text"].startswith("Session s01 (2026-10-01, 10 turns): ")
+    assert "Key facts: " in episode["text"]
+    # ending again replaces the episode: one per session
+    again = sessions.ok(END, s="s01")["endSession"]["episode"]
+    store = sessions.runtime.service.store
+    rows = store.find_existing(USER, ["episode:s01"], [])
+    assert [row["id"] for row in rows] == [again["id"]]
+    # an episode repeats facts but is not evidence for them
+    mary = store.entities(USER, ["person:mary"])["person:mary"]
+    lives = [r for r in mary.relations if r.type == "LIVES_IN"]
+    assert lives[0].count == 1
+
+
+def test_unknown_session_is_not_found(sessions: Api) -> None:
+    assert sessions.error_code(END, s="no-such-session") == "NOT_FOUND"
+
+
+def test_turn_window_of_the_current_session(sessions: Api) -> None:
+    block = sessions.ok(CONTEXT, m="Shall we meet up in Seattle?", s="s15")["context"]
+    window = block["window"]
+    assert window["sessionId"] == "s15" and window["turnCount"] == 12
+    assert [t["text"] for t in window["first"]] == [text_of(20), text_of(21)]
+    assert [t["text"] for t in window["last"]] == [text_of(29), text_of(30), text_of(31)]
+    assert 1 <= len(window["middle"]) <= 3
+    middle_turns = {text_of(i) for i in range(22, 29)}
+    assert all(any(s.split(": ", 1)[1] in t for t in middle_turns) for s in window["middle"])
+    shown = {text_of(i) for i in (20, 21, 29, 30, 31)}
+    assert not shown & {m["memory"]["text"] for m in block["memories"]}
+    assert "[CURRENT CONVERSATION] session s15, 12 turns" in block["text"]
+    assert "[USER] alice — Alice Smith; last session s08 " in block["text"]
+    assert _session(sessions, "s15")["window_upto"] == 12
+
+
+def test_window_summary_is_recomputed_only_when_the_session_grows(sessions: Api) -> None:
+    sessions.ok(CONTEXT, m="Seattle plans", s="s15")
+    store = sessions.runtime.service.store
+    store.cache_window_summary(USER, "s15", ["Alice Smith: marker sentence."], 12)
+    cached = sessions.ok(CONTEXT, m="Seattle plans", s="s15")["context"]["window"]
+    assert cached["middle"] == ["Alice Smith: marker sentence."]
+    sessions.ok(
+        'mutation { remember(input: {userId: "alice", sessionId: "s15", speaker: "Ben Carter",'
+        ' occurredAt: "2026-10-15T12:12:00Z", text: "See you at Green Lake then."}) { id } }'
+    )
+    grown = sessions.ok(CONTEXT, m="Seattle plans", s="s15")["context"]["window"]
+    assert grown["turnCount"] == 13 and grown["last"][-1]["text"] == "See you at Green Lake then."
+    assert grown["middle"] != ["Alice Smith: marker sentence."]
+
+
+def test_episodes_of_earlier_sessions_are_retrieved(sessions: Api) -> None:
+    block = sessions.ok(CONTEXT, m="What happened with Mary and Boston?", s="s15")["context"]
+    episodes = block["episodes"]
+    assert episodes and episodes[0]["memory"]["kind"] == "episode"
+    assert any(e["memory"]["text"].startswith("Session s01") for e in episodes)
+    assert "[EARLIER SESSIONS]" in block["text"]
+
+
+def test_composed_block_stays_within_budget_and_prunes_in_order(sessions: Api) -> None:
+    full = sessions.ok(CONTEXT, m="What happened with Mary and Boston?", s="s15")["context"]
+    previous: list[str] = []
+    for budget in range(full["tokens"], 40, -25):
+        block = sessions.ok(CONTEXT, m="What happened with Mary and Boston?", s="s15", b=budget)[
+            "context"
+        ]
+        assert block["tokens"] <= budget
+        assert block["text"].startswith("[NOW] 2026-10-16 00:00 UTC (Friday)\n[USER] alice")
+        assert block["pruned"][: len(previous)] == previous
+        previous = block["pruned"]
+    kinds = [p.split(":")[0] for p in previous]
+    assert kinds and kinds[0] == "window-middle"
+    rank = {"window-middle": 0, "memory": 1, "episode": 1, "card": 2, "turn": 3}
+    assert [rank[k] for k in kinds] == sorted(rank[k] for k in kinds)
