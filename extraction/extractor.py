@@ -19,18 +19,6 @@ from spacy.tokens import Doc, Span, Token
 from extraction.keys import clean_label, make_key
 from extraction.model import Extraction, Mention, Relation
 
-RELATION_TYPES = (
-    "WORKS_AT",
-    "LIVES_IN",
-    "FAMILY_OF",
-    "FRIEND_OF",
-    "MEMBER_OF",
-    "WORKS_ON",
-    "LIKES",
-    "VISITED",
-    "RELATED_TO",
-)
-
 NER_TYPES = {
     "PERSON": "person",
     "GPE": "place",

@@ -4,6 +4,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# The relation types the extractor may emit. graph/vocabulary.py adopts this tuple as the graph's
+# relationship-type vocabulary (graph may import extraction, never the reverse).
+RELATION_TYPES: tuple[str, ...] = (
+    "WORKS_AT",
+    "LIVES_IN",
+    "FAMILY_OF",
+    "FRIEND_OF",
+    "MEMBER_OF",
+    "WORKS_ON",
+    "LIKES",
+    "VISITED",
+    "RELATED_TO",
+)
+
 
 @dataclass(frozen=True)
 class Mention:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from extraction.model import RELATION_TYPES
+
 # entity type (the key prefix) -> node label
 ENTITY_LABELS: dict[str, str] = {
     "person": "Person",
@@ -18,17 +20,8 @@ ENTITY_LABELS: dict[str, str] = {
     "topic": "Topic",
 }
 
-RELATION_TYPES: tuple[str, ...] = (
-    "WORKS_AT",
-    "LIVES_IN",
-    "FAMILY_OF",
-    "FRIEND_OF",
-    "MEMBER_OF",
-    "WORKS_ON",
-    "LIKES",
-    "VISITED",
-    "RELATED_TO",
-)
+
+__all__ = ["EDGE_TYPES", "ENTITY_LABELS", "NODE_LABELS", "RELATION_TYPES", "check_identifier"]
 
 NODE_LABELS: tuple[str, ...] = ("Memory", "Entity", "Session", *ENTITY_LABELS.values())
 # MENTIONS: memory -> entity; NEXT: a session's turns in ingest order; IN_SESSION: turn -> session;

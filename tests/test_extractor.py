@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from extraction.extractor import RELATION_TYPES, Extractor
+from extraction.extractor import RELATION_CUES, Extractor
 from extraction.model import Relation
 from graph.vocabulary import ENTITY_LABELS
 from graph.vocabulary import RELATION_TYPES as GRAPH_RELATION_TYPES
@@ -108,9 +108,33 @@ def test_batches_keep_order(extractor: Extractor) -> None:
     ]
 
 
-def test_extractor_vocabulary_is_the_graph_vocabulary(extractor: Extractor) -> None:
-    assert set(RELATION_TYPES) == set(GRAPH_RELATION_TYPES)
-    from extraction.extractor import NER_TYPES
-    from extraction.keys import ENTITY_TYPES
+def test_extractor_vocabulary_is_the_graph_vocabulary() -> None:
+    import inspect
+    import re
 
-    assert set(NER_TYPES.values()) | {"project"} <= set(ENTITY_TYPES) == set(ENTITY_LABELS)
+    from extraction import extractor as module
+    from extraction.keys import ENTITY_TYPES
+    from extraction.model import RELATION_TYPES
+
+    assert GRAPH_RELATION_TYPES is RELATION_TYPES
+    emitted = set(re.findall(r'(?:link|relate)\([^)]*?"([A-Z_]+)"', inspect.getsource(module)))
+    emitted |= set(re.findall(r'rel = "([A-Z_]+)" if', inspect.getsource(module)))
+    emitted |= set(
+        re.findall(
+            r'"([A-Z_]+)" if lemma in FAMILY_ROLES else "([A-Z_]+)"', inspect.getsource(module)
+        )[0]
+    )
+    assert {
+        "WORKS_AT",
+        "LIVES_IN",
+        "FAMILY_OF",
+        "FRIEND_OF",
+        "MEMBER_OF",
+        "WORKS_ON",
+        "LIKES",
+        "VISITED",
+        "RELATED_TO",
+    } <= emitted
+    assert emitted <= set(RELATION_TYPES)
+    assert {t for types in RELATION_CUES.values() for t in types} <= set(RELATION_TYPES)
+    assert set(module.NER_TYPES.values()) | {"project"} <= set(ENTITY_TYPES) == set(ENTITY_LABELS)
