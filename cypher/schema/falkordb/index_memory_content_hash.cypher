@@ -1,1 +1,3 @@
-CREATE INDEX FOR (m:Memory) ON (m.user_id, m.content_hash)
+// One property per index: FalkorDB lacks composite indexes (a second index sharing a property is
+// rejected as already indexed), and the planner combines single-property indexes.
+CREATE INDEX FOR (m:Memory) ON (m.content_hash)

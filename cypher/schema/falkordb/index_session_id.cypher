@@ -1,1 +1,3 @@
-CREATE INDEX FOR (s:Session) ON (s.user_id, s.id)
+// One property per index: FalkorDB lacks composite indexes (a second index sharing a property is
+// rejected as already indexed), and the planner combines single-property indexes.
+CREATE INDEX FOR (s:Session) ON (s.id)

@@ -1,1 +1,0 @@
-CREATE INDEX FOR (m:Memory) ON (m.user_id, m.session_id)
