@@ -74,10 +74,14 @@ class Runtime:
         self._watcher = threading.Thread(target=watch, name="recollect-engine-watch", daemon=True)
         self._watcher.start()
 
-    def close(self) -> None:
+    def stop_watching(self) -> None:
+        """Stops the engine watcher (close does it; tests that stage an outage do it first)."""
         self._stopping.set()
         if self._watcher is not None:
             self._watcher.join(timeout=5)
+
+    def close(self) -> None:
+        self.stop_watching()
         try:
             self.service.close()
         finally:
