@@ -118,11 +118,7 @@ def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
         )
     window = None
     if request.session_id is not None:
-        found = turn_window(service, user_id, request.session_id)
-        if found is not None:
-            window = Window(
-                found.session_id, found.turn_count, found.first, found.middle, found.last
-            )
+        window = turn_window(service, user_id, request.session_id)
     resolver = service.catalog(user_id)
     seeds, cues = message_keys(service, user_id, request.message, request.speaker)
 
@@ -235,8 +231,9 @@ def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
         known_labels(resolver),
         request.token_budget,
     )
-    kept = [s for s in top if s.memory.id in set(block.memory_ids)]
-    kept_episodes = [s for s in episodes if s.memory.id in set(block.episode_ids)]
+    shown_ids = set(block.memory_ids) | set(block.episode_ids)
+    kept = [s for s in top if s.memory.id in shown_ids]
+    kept_episodes = [s for s in episodes if s.memory.id in shown_ids]
     service.touch_later(user_id, [s.memory.id for s in kept + kept_episodes])
     return ContextResult(
         block.text,

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from extraction.embedder import embedding_text
 from graph import textrank
-from graph.context import day
+from graph.context import Window, day
 from graph.errors import NotFound
 from graph.ingest import NewMemory, check_user_id
 from graph.records import MemoryRecord
@@ -41,16 +41,6 @@ class SessionSummary:
     topics: list[str]
     facts: list[str]
     open_threads: list[str]
-
-
-@dataclass
-class TurnWindow:
-    session_id: str
-    turn_count: int
-    first: list[MemoryRecord] = field(default_factory=list)
-    middle: list[str] = field(default_factory=list)  # extractive summary, oldest first
-    last: list[MemoryRecord] = field(default_factory=list)
-    middle_turns: int = 0
 
 
 def _turns(service: MemoryService, user_id: str, session_id: str) -> list[MemoryRecord]:
@@ -141,19 +131,18 @@ def end_idle_sessions(
     return ended
 
 
-def turn_window(service: MemoryService, user_id: str, session_id: str) -> TurnWindow | None:
+def turn_window(service: MemoryService, user_id: str, session_id: str) -> Window | None:
     session = service.store.session(user_id, session_id)
     if session is None:
         return None
     turns = _turns(service, user_id, session_id)
-    window = TurnWindow(session_id, len(turns))
+    window = Window(session_id, len(turns))
     if len(turns) <= FIRST_TURNS + LAST_TURNS:
         window.first = turns
         return window
     window.first = turns[:FIRST_TURNS]
     window.last = turns[-LAST_TURNS:]
     middle = turns[FIRST_TURNS:-LAST_TURNS]
-    window.middle_turns = len(middle)
     cached = session.get("window_summary")
     if cached is not None and session.get("window_upto") == len(turns):
         window.middle = list(cached)
