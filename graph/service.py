@@ -1,9 +1,10 @@
 """The memory service: ingest, deletion and reads, over one executor, one vector store and the
 models. Owns the per-user entity catalogue cache and the write lock.
 
-Write order for a batch: validate all → idempotency look-up → extract (nlp.pipe) → resolve →
-embed (batched) → one graph statement → FAISS. The graph is the source of truth: a crash after the
-graph write leaves a memory without a vector, which `reconcile` (run at start) repairs.
+Write order for a batch: validate all → idempotency look-up → extract (nlp.pipe) and embed
+(batched), outside the write lock → under it: idempotency again, resolve, one graph statement,
+FAISS. The graph is the source of truth: a crash after the graph write leaves a memory without a
+vector, which `reconcile` (run at start) repairs.
 Synchronous by design; the API calls it from worker threads.
 """
 
@@ -15,7 +16,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -49,7 +50,6 @@ class ReconcileReport:
     removed: int = 0
     reembedded: int = 0
     dropped_indexes: int = 0
-    details: dict[str, Any] = field(default_factory=dict)
 
 
 class MemoryService:
@@ -252,9 +252,7 @@ class MemoryService:
     # -- deletion and pinning -----------------------------------------------------------------
 
     def forget(self, user_id: str, memory_id: str) -> bool:
-        ingest.check_user_id(user_id)
-        if not is_memory_id(memory_id):
-            raise NotFound(f"no memory {memory_id!r} for this user")
+        _check_ids(user_id, memory_id)
         with self._write_lock:
             if not self.store.memories(user_id, [memory_id]):
                 raise NotFound(f"no memory {memory_id!r} for this user")
@@ -273,9 +271,7 @@ class MemoryService:
         return count
 
     def pin(self, user_id: str, memory_id: str, pinned: bool) -> MemoryRecord:
-        ingest.check_user_id(user_id)
-        if not is_memory_id(memory_id):
-            raise NotFound(f"no memory {memory_id!r} for this user")
+        _check_ids(user_id, memory_id)
         with self._write_lock:
             if not self.store.set_pinned(user_id, memory_id, pinned):
                 raise NotFound(f"no memory {memory_id!r} for this user")
@@ -284,9 +280,7 @@ class MemoryService:
     # -- reads --------------------------------------------------------------------------------
 
     def memory(self, user_id: str, memory_id: str) -> MemoryRecord:
-        ingest.check_user_id(user_id)
-        if not is_memory_id(memory_id):
-            raise NotFound(f"no memory {memory_id!r} for this user")
+        _check_ids(user_id, memory_id)
         found = self.store.memories(user_id, [memory_id]).get(MemoryId(memory_id))
         if found is None:
             raise NotFound(f"no memory {memory_id!r} for this user")
@@ -311,18 +305,9 @@ class MemoryService:
         self._background.submit(lambda: None).result()
 
     def touch_later(self, user_id: str, ids: Sequence[str]) -> None:
-        """Access statistics are written off the request path."""
-        if not ids:
-            return
-        now = time.time()
-
-        def touch() -> None:
-            try:
-                self.store.touch(user_id, list(ids), now)
-            except Exception:  # noqa: BLE001 - statistics must never fail a request
-                log.warning("recording memory access failed", exc_info=True)
-
-        self._background.submit(touch)
+        """Access statistics are written off the request path; a failure never fails a request."""
+        if ids:
+            self.background(self.store.touch, user_id, list(ids), time.time())
 
     # -- start-up reconciliation --------------------------------------------------------------
 
@@ -365,6 +350,13 @@ class MemoryService:
         if report.added or report.removed or report.reembedded or report.dropped_indexes:
             log.info("vector reconciliation: %s", report)
         return report
+
+
+def _check_ids(user_id: str, memory_id: str) -> None:
+    """A malformed memory id cannot name a memory: NOT_FOUND, like an unknown one."""
+    ingest.check_user_id(user_id)
+    if not is_memory_id(memory_id):
+        raise NotFound(f"no memory {memory_id!r} for this user")
 
 
 def _batch_params(
