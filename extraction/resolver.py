@@ -25,11 +25,18 @@ class Resolver:
         self._alias: dict[str, str] = {}  # "<type>:<alias slug>" -> key
         self._by_slug: dict[str, set[str]] = defaultdict(set)
         self._first_names: dict[str, set[str]] = defaultdict(set)
+        self._names: dict[str, set[str]] = defaultdict(set)  # slug of label or alias -> keys
+        self._order: dict[str, int] = {}  # key -> when first learned
         for entity in known:
             self.learn(entity)
 
     def learn(self, entity: KnownEntity) -> None:
         self.entities[entity.key] = entity
+        self._order.setdefault(entity.key, len(self._order))
+        for name in (entity.label, *entity.aliases):
+            name_slug = slug(name)
+            if name_slug:
+                self._names[name_slug].add(entity.key)
         entity_type, value = split_key(entity.key)
         self._by_slug[value].add(entity.key)
         for alias in entity.aliases:
@@ -38,6 +45,10 @@ class Resolver:
                 self._alias.setdefault(f"{entity_type}:{alias_slug}", entity.key)
         if entity_type == "person":
             self._first_names[value.split("_", 1)[0]].add(entity.key)
+
+    def named(self, name_slug: str) -> list[str]:
+        """Keys whose label or an alias slugs to `name_slug`, in the order they were learned."""
+        return sorted(self._names.get(name_slug, ()), key=self._order.__getitem__)
 
     def resolve_key(self, key: str) -> str | None:
         """The known key a (message) key stands for, or None."""

@@ -89,17 +89,11 @@ def message_keys(
         found = resolver.resolve_key(mention.key)
         if found and found not in keys:
             keys.append(found)
-    by_slug: dict[str, list[str]] = {}
-    for key, entity in resolver.entities.items():
-        for name in (entity.label, *entity.aliases):
-            value = slug(name)
-            if value:
-                by_slug.setdefault(value, []).append(key)
     words = _WORD.findall(message)
     for size in (3, 2, 1):
         for start in range(len(words) - size + 1):
             value = slug(" ".join(words[start : start + size]))
-            for key in by_slug.get(value, []):
+            for key in resolver.named(value) if value else ():
                 if key not in keys:
                     keys.append(key)
     return keys, extraction.cues

@@ -61,3 +61,18 @@ def test_relations_follow_resolution_and_batch_learning() -> None:
     assert second.relations == [Relation("person:mary_smith", "LIVES_IN", "place:boston")]
     assert resolver.resolve_key("person:mary") == "person:mary_smith"
     assert resolver.resolve_key("person:nobody") is None
+
+
+def test_named_finds_keys_by_label_and_alias_in_learn_order() -> None:
+    resolver = Resolver(
+        [
+            KnownEntity("person:mary_smith", "person", "Mary Smith", ("Mary",)),
+            KnownEntity("org:mary", "org", "Mary"),
+        ]
+    )
+    assert resolver.named("mary") == ["person:mary_smith", "org:mary"]
+    assert resolver.named("mary_smith") == ["person:mary_smith"]
+    assert resolver.named("nobody") == []
+    # learning again (a new mention count) neither duplicates nor reorders
+    resolver.learn(KnownEntity("person:mary_smith", "person", "Mary Smith", ("Mary",), 5))
+    assert resolver.named("mary") == ["person:mary_smith", "org:mary"]
