@@ -24,12 +24,13 @@ import numpy as np
 
 from extraction.embedder import embedding_text
 from extraction.keys import slug
+from extraction.resolver import Resolver
 from graph import scoring
 from graph.context import Ranked, Window, compose, minimum_tokens
 from graph.errors import InvalidInput
 from graph.records import EntityRecord, MemoryRecord
 from graph.scoring import Weights
-from graph.service import MemoryService, known_labels
+from graph.service import MemoryService
 from graph.sessions import turn_window
 
 _WORD = re.compile(r"[\w'’-]+", re.UNICODE)
@@ -222,7 +223,7 @@ def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
         [Ranked(s.memory, s.score) for s in top],
         [Ranked(s.memory, s.score) for s in episodes],
         window,
-        known_labels(resolver),
+        _target_labels(resolver, cards),
         request.token_budget,
     )
     shown_ids = set(block.memory_ids) | set(block.episode_ids)
@@ -240,6 +241,12 @@ def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
         block.window,
         block.pruned,
     )
+
+
+def _target_labels(resolver: Resolver, cards: list[EntityRecord]) -> dict[str, str]:
+    """Display labels of the entities the cards' relations point at (only those)."""
+    targets = {rel.target for card in cards for rel in card.relations}
+    return {k: resolver.entities[k].label for k in targets if k in resolver.entities}
 
 
 def _header_lines(service: MemoryService, request: ContextRequest, as_of: float) -> tuple[str, str]:

@@ -482,7 +482,3 @@ def _caption(text: str, limit: int = 60) -> str:
     """A short caption for Neo4j Browser."""
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def known_labels(resolver: Resolver) -> dict[str, str]:
-    return {key: entity.label for key, entity in resolver.entities.items()}
