@@ -8,6 +8,7 @@ caches that start-up reconciliation repairs (graph/service.py). Saving is deboun
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import logging
@@ -34,6 +35,22 @@ def to_faiss_id(memory_id: str) -> int:
 
 def from_faiss_id(value: int) -> MemoryId:
     return MemoryId(f"{int(value):016x}")
+
+
+def encode_embedding(vector: npt.ArrayLike) -> str:
+    """The form an embedding is stored in on a memory node: base64 of little-endian float32.
+
+    Exact, a quarter of the size of a list of decimal floats, and one string parameter instead of
+    384 numbers that the FalkorDB client would format into the statement text one by one (that
+    formatting and its parsing were a fifth of ingest time)."""
+    return base64.b64encode(np.asarray(vector, dtype="<f4").tobytes()).decode("ascii")
+
+
+def decode_embedding(stored: str | Sequence[float]) -> Vectors:
+    """Reads an embedding back; a list of floats (the form before base64) is accepted too."""
+    if isinstance(stored, str):
+        return np.frombuffer(base64.b64decode(stored), dtype="<f4").astype(np.float32)
+    return np.asarray(stored, dtype=np.float32)
 
 
 def _user_file(user_id: str) -> str:

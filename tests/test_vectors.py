@@ -1,0 +1,48 @@
+"""The per-user FAISS store and the stored form of embeddings (real faiss, no model needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from graph.vectors import VectorStore, decode_embedding, encode_embedding
+
+
+def _unit(rows: int, dims: int = 8, seed: int = 0) -> np.ndarray:
+    matrix = np.random.default_rng(seed).normal(size=(rows, dims)).astype(np.float32)
+    return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+
+
+def test_embedding_codec_is_exact_and_reads_the_list_form() -> None:
+    vector = _unit(1, 384)[0]
+    stored = encode_embedding(vector)
+    assert isinstance(stored, str) and len(stored) == 2048  # base64 of 384 × 4 bytes
+    assert np.array_equal(decode_embedding(stored), vector)
+    assert np.array_equal(decode_embedding(vector.tolist()), vector)
+    assert decode_embedding(stored).dtype == np.float32
+
+
+def test_add_replaces_search_ranks_and_flush_survives_a_reload(tmp_path: Path) -> None:
+    store = VectorStore(tmp_path, 8, "model-a")
+    matrix = _unit(3)
+    ids = ["00000000000000a1", "00000000000000a2", "00000000000000a3"]
+    store.add("u", ids, matrix)
+    store.add("u", ids[:1], matrix[1:2])  # the same id again replaces, never duplicates
+    assert store.count("u") == 3
+    hits = store.search("u", matrix[2], 3)
+    assert hits[0][0] == ids[2] and hits[0][1] == pytest.approx(1.0, abs=1e-5)
+    assert store.count("other") == 0
+    assert store.flush() == 1
+    again = VectorStore(tmp_path, 8, "model-a")
+    assert again.ids("u") == set(ids)
+    assert np.allclose(again.vectors("u", ids[:1])[ids[0]], matrix[1])
+    # an index written by another model is not trusted
+    assert VectorStore(tmp_path, 8, "model-b").count("u") == 0
+
+
+def test_add_refuses_a_mismatched_matrix(tmp_path: Path) -> None:
+    store = VectorStore(tmp_path, 8, "model-a")
+    with pytest.raises(ValueError, match="expected 2×8 vectors"):
+        store.add("u", ["00000000000000a1", "00000000000000a2"], _unit(3))
