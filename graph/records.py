@@ -50,6 +50,30 @@ class MemoryRecord:
 
 
 @dataclass(frozen=True)
+class MemoryFacts:
+    """The part of a memory that scoring reads; retrieval fetches full records only of the few
+    memories it shows (fewer properties per candidate is most of a context call's graph time)."""
+
+    id: MemoryId
+    occurred_at: float
+    kind: str
+    pinned: bool
+    external_id: str | None
+    entity_keys: tuple[str, ...]
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> MemoryFacts:
+        return cls(
+            id=MemoryId(row["id"]),
+            occurred_at=float(row["occurred_at"]),
+            kind=row.get("kind") or "turn",
+            pinned=bool(row.get("pinned")),
+            external_id=row.get("external_id"),
+            entity_keys=tuple(row.get("entity_keys") or ()),
+        )
+
+
+@dataclass(frozen=True)
 class RelationRecord:
     type: str
     direction: str  # "out" (this entity is the source) or "in"

@@ -17,10 +17,12 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 import numpy as np
+import numpy.typing as npt
 
 from extraction.embedder import embedding_text
 from extraction.keys import slug
@@ -28,10 +30,12 @@ from extraction.resolver import Resolver
 from graph import scoring
 from graph.context import Ranked, Window, compose, minimum_tokens
 from graph.errors import InvalidInput
-from graph.records import EntityRecord, MemoryRecord
+from graph.records import EntityRecord, MemoryFacts, MemoryRecord
 from graph.scoring import Weights
 from graph.service import MemoryService
 from graph.sessions import turn_window
+
+Vector = npt.NDArray[np.float32]
 
 _WORD = re.compile(r"[\w'’-]+", re.UNICODE)
 
@@ -48,6 +52,8 @@ class ContextRequest:
     max_cards: int = 5
     expand_per_seed: int = 2
     per_entity: int = 50
+    hub_mentions: int = 2_000
+    card_relations: int = 20  # strongest relations per card, besides those of a cued type
     vector_k: int = 50
     lexical_k: int = 50
     neighbour_pool: int = 30
@@ -64,6 +70,30 @@ class ScoredMemory:
     frequency: float
     via: tuple[str, ...]
     neighbour: float = 0.0  # the share of the best adjacent turn's score added to `score`
+
+
+@dataclass(frozen=True)
+class _Scored:
+    """A candidate while it is ranked: its facts only, not yet its text."""
+
+    facts: MemoryFacts
+    score: float
+    similarity: float
+    recency: float
+    frequency: float
+    via: tuple[str, ...]
+    neighbour: float = 0.0
+
+    def full(self, memory: MemoryRecord) -> ScoredMemory:
+        return ScoredMemory(
+            memory,
+            self.score,
+            self.similarity,
+            self.recency,
+            self.frequency,
+            self.via,
+            self.neighbour,
+        )
 
 
 @dataclass
@@ -103,7 +133,6 @@ def message_keys(
 def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
     request.weights.validate()
     as_of = request.as_of if request.as_of is not None else time.time()
-    user_id = request.user_id
     time_line, user_line = _header_lines(service, request, as_of)
     floor = minimum_tokens(time_line, user_line)
     if request.token_budget is not None and request.token_budget < floor:
@@ -111,6 +140,23 @@ def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
             "tokenBudget",
             f"is {request.token_budget}; at least {floor} needed for the time and user lines",
         )
+    # the message is embedded on the query pool while this thread reads the graph
+    embedding = service.embed_query(embedding_text(request.message, None))
+    try:
+        return _retrieve(service, request, as_of, time_line, user_line, embedding)
+    finally:
+        embedding.cancel()  # a failed call leaves no work queued; a running one just finishes
+
+
+def _retrieve(
+    service: MemoryService,
+    request: ContextRequest,
+    as_of: float,
+    time_line: str,
+    user_line: str,
+    embedding: Future[Vector],
+) -> ContextResult:
+    user_id = request.user_id
     window = None
     if request.session_id is not None:
         window = turn_window(service, user_id, request.session_id)
@@ -118,7 +164,7 @@ def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
     seeds, cues = message_keys(service, user_id, request.message, request.speaker)
 
     # one-hop expansion
-    seed_cards = service.store.entities(user_id, seeds)
+    seed_cards = service.store.entities(user_id, seeds, request.card_relations, cues)
     expanded: dict[str, str] = {}  # key -> "REL from seed"
     for seed in seeds:
         card = seed_cards.get(seed)
@@ -142,39 +188,38 @@ def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
         for memory_id in row["evidence"] or ():
             cued.setdefault(memory_id, f"relation:{row['type']}:{row['target']}")
 
-    # candidates
-    query = service.embedder.embed([embedding_text(request.message, None)])[0]
-    entity_ids = service.store.entity_memory_ids(user_id, [*seeds, *expanded], request.per_entity)
+    # candidates: an entity mentioned by more than `hub_mentions` memories (the user, a constant
+    # topic) is no way to find one memory — reading its memories would grow with the user's
+    # history; it still counts for scoring through `relevant`
+    counts = {key: entity.mention_count for key, entity in resolver.entities.items()}
+    sources = [k for k in [*seeds, *expanded] if counts.get(k, 0) <= request.hub_mentions]
+    entity_ids = service.store.entity_memory_ids(user_id, sources, request.per_entity)
     k = max(request.vector_k, request.max_memories * 4)
+    lexical = service.lexical.get(user_id).scores(request.message)
+    lexical_top = lexical.top(max(request.lexical_k, k))
+    lexical_set = set(lexical_top)
+    query = embedding.result()
     vector_hits = dict(service.vectors.search(user_id, query, k))
-    lexical_raw = service.lexical.get(user_id).scores(request.message)
-    best_lexical = max(lexical_raw.values(), default=0.0)
-    lexical = {i: v / best_lexical for i, v in lexical_raw.items()} if best_lexical else {}
-    lexical_top = sorted(lexical, key=lambda i: -lexical[i])[: max(request.lexical_k, k)]
     candidate_ids: list[str] = [*vector_hits, *lexical_top, *cued]
     for ids in entity_ids.values():
         candidate_ids.extend(ids)
     cosine: dict[str, float] = {str(k): v for k, v in vector_hits.items()}
-    lexical_set = set(lexical_top)
-    counts = {key: entity.mention_count for key, entity in resolver.entities.items()}
     max_count = max(counts.values(), default=0)
     relevant = set(seeds) | set(expanded)
     weights = request.weights
 
-    def fetch(ids: list[str]) -> dict[str, MemoryRecord]:
-        found = service.store.memories(user_id, ids)
+    def fetch(ids: list[str]) -> dict[str, MemoryFacts]:
+        found = service.store.memory_facts(user_id, ids)
         kept = {str(i): m for i, m in found.items() if m.occurred_at <= as_of}
         missing = [i for i in kept if i not in cosine]
         for memory_id, vector in service.vectors.vectors(user_id, missing).items():
             cosine[memory_id] = float(np.dot(vector, query))
         return kept
 
-    def score_one(
-        memory_id: str, memory: MemoryRecord, extra: tuple[str, ...] = ()
-    ) -> ScoredMemory:
+    def score_one(memory_id: str, memory: MemoryFacts, extra: tuple[str, ...] = ()) -> _Scored:
         sim = scoring.similarity(
             cosine.get(memory_id, 0.0),
-            lexical.get(memory_id, 0.0),
+            lexical.normalized(memory_id),
             weights.lexical,
             memory_id in cued,
         )
@@ -193,42 +238,47 @@ def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
             via.append("pinned")
         via.extend(extra)
         score = scoring.combine(weights, sim, rec, freq)
-        return ScoredMemory(memory, score, sim, rec, freq, tuple(via))
+        return _Scored(memory, score, sim, rec, freq, tuple(via))
 
     scored = {i: score_one(i, m) for i, m in fetch(candidate_ids).items()}
     if weights.neighbours > 0 and scored:
         scored = _with_neighbours(
             service, user_id, scored, fetch, score_one, weights.neighbours, request.neighbour_pool
         )
-    ordered = sorted(scored.values(), key=lambda s: (s.score, s.memory.occurred_at), reverse=True)
+    ordered = sorted(scored.values(), key=lambda s: (s.score, s.facts.occurred_at), reverse=True)
     shown = {t.id for t in (window.first + window.last)} if window else set()
     own_episode = f"episode:{request.session_id}"
-    top = [s for s in ordered if s.memory.kind != "episode" and s.memory.id not in shown]
+    top = [s for s in ordered if s.facts.kind != "episode" and s.facts.id not in shown]
     top = top[: request.max_memories]
     episodes = [
-        s for s in ordered if s.memory.kind == "episode" and s.memory.external_id != own_episode
+        s for s in ordered if s.facts.kind == "episode" and s.facts.external_id != own_episode
     ][: request.max_episodes]
+    records = service.store.memories(user_id, [s.facts.id for s in top + episodes])
+    shown_top = [s.full(records[s.facts.id]) for s in top if s.facts.id in records]
+    shown_episodes = [s.full(records[s.facts.id]) for s in episodes if s.facts.id in records]
 
     # cards: seeds first, then expanded entities
     card_keys = [*seeds, *expanded][: request.max_cards]
     cards_by_key = dict(seed_cards)
     cards_by_key.update(
-        service.store.entities(user_id, [k for k in card_keys if k not in seed_cards])
+        service.store.entities(
+            user_id, [k for k in card_keys if k not in seed_cards], request.card_relations, cues
+        )
     )
     cards = [cards_by_key[k] for k in card_keys if k in cards_by_key]
     block = compose(
         time_line,
         user_line,
         cards,
-        [Ranked(s.memory, s.score) for s in top],
-        [Ranked(s.memory, s.score) for s in episodes],
+        [Ranked(s.memory, s.score) for s in shown_top],
+        [Ranked(s.memory, s.score) for s in shown_episodes],
         window,
         _target_labels(resolver, cards),
         request.token_budget,
     )
     shown_ids = set(block.memory_ids) | set(block.episode_ids)
-    kept = [s for s in top if s.memory.id in shown_ids]
-    kept_episodes = [s for s in episodes if s.memory.id in shown_ids]
+    kept = [s for s in shown_top if s.memory.id in shown_ids]
+    kept_episodes = [s for s in shown_episodes if s.memory.id in shown_ids]
     service.touch_later(user_id, [s.memory.id for s in kept + kept_episodes])
     return ContextResult(
         block.text,
@@ -253,7 +303,7 @@ def _header_lines(service: MemoryService, request: ContextRequest, as_of: float)
     """The time line and the user line: when it is, who the user is, how long since last time."""
     now = datetime.fromtimestamp(as_of, tz=UTC)
     time_line = f"[NOW] {now.strftime('%Y-%m-%d %H:%M')} UTC ({now.strftime('%A')})"
-    name = request.speaker or service.store.main_speaker(request.user_id)
+    name = request.speaker or service.main_speaker(request.user_id)
     user_line = f"[USER] {request.user_id}" + (f" — {name}" if name else "")
     last = service.store.last_session(request.user_id, request.session_id)
     if last and last.get("last_turn_at") is not None:
@@ -266,17 +316,17 @@ def _header_lines(service: MemoryService, request: ContextRequest, as_of: float)
 def _with_neighbours(
     service: MemoryService,
     user_id: str,
-    scored: dict[str, ScoredMemory],
-    fetch: Callable[[list[str]], dict[str, MemoryRecord]],
-    score_one: Callable[..., ScoredMemory],
+    scored: dict[str, _Scored],
+    fetch: Callable[[list[str]], dict[str, MemoryFacts]],
+    score_one: Callable[..., _Scored],
     share: float,
     pool_size: int,
-) -> dict[str, ScoredMemory]:
+) -> dict[str, _Scored]:
     """Adjacent turns of a session answer each other ("Did you go?" "Yes, last Sunday!"): the best
     `pool_size` memories bring their NEXT-chain neighbours in as candidates, and every memory adds
     `share` × the better of its neighbours' own scores to its score."""
     pool = sorted(scored.values(), key=lambda s: s.score, reverse=True)[:pool_size]
-    links = service.store.neighbours(user_id, [s.memory.id for s in pool])
+    links = service.store.neighbours(user_id, [s.facts.id for s in pool])
     adjacent: dict[str, set[str]] = {}
     for memory_id, pair in links.items():
         for other in pair:
@@ -286,11 +336,11 @@ def _with_neighbours(
     fresh = [i for i in adjacent if i not in scored]
     for memory_id, memory in fetch(fresh).items():
         scored[memory_id] = score_one(memory_id, memory, ("neighbour",))
-    out: dict[str, ScoredMemory] = {}
+    out: dict[str, _Scored] = {}
     for memory_id, item in scored.items():
         best = max(
             (scored[o].score for o in adjacent.get(memory_id, ()) if o in scored), default=0.0
         )
         bonus = share * best
-        out[memory_id] = replace(item, score=item.score + bonus, neighbour=bonus)
+        out[memory_id] = replace(item, score=item.score + bonus, neighbour=bonus) if bonus else item
     return out

@@ -1,10 +1,11 @@
 """The memory service: ingest, deletion and reads, over one executor, one vector store and the
-models. Owns the per-user entity catalogue cache and the write lock.
+models. Owns the per-user caches (entity catalogue, turns per speaker), the write lock and the
+threads that run models beside the request thread.
 
-Write order for a batch: validate all → idempotency look-up → extract (nlp.pipe) and embed
-(batched), outside the write lock → under it: idempotency again, resolve, one graph statement,
-FAISS. The graph is the source of truth: a crash after the graph write leaves a memory without a
-vector, which `reconcile` (run at start) repairs.
+Write order for a batch: validate all → idempotency look-up → extract (nlp.pipe, on the extraction
+thread) beside embed (batched, on the request thread), outside the write lock → under it:
+idempotency again, resolve, one graph statement, FAISS. The graph is the source of truth: a crash
+after the graph write leaves a memory without a vector, which `reconcile` (run at start) repairs.
 Synchronous by design; the API calls it from worker threads.
 """
 
@@ -13,13 +14,14 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from extraction.embedder import Embedder, embedding_text
 from extraction.extractor import Extractor
@@ -32,7 +34,7 @@ from graph.ingest import NewMemory
 from graph.lexical import LexicalIndexes
 from graph.records import EntityRecord, MemoryRecord
 from graph.store import Store
-from graph.vectors import VectorStore, to_faiss_id
+from graph.vectors import VectorStore, decode_embedding, encode_embedding, to_faiss_id
 
 log = logging.getLogger("recollect.service")
 
@@ -74,13 +76,21 @@ class MemoryService:
         self._write_lock = threading.Lock()
         self._catalog_lock = threading.Lock()
         self._catalogs: dict[str, Resolver] = {}
+        self._speakers: dict[str, Counter[str]] = {}  # turns per speaker, guarded by _catalog_lock
         self.lexical = LexicalIndexes(store.memory_texts)
         # called off the request path after turns with a sessionId were written
         self.after_write: Callable[[str, float, set[str]], object] | None = None
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recollect-bg")
+        # spaCy runs here while the embedder runs on the request thread: torch releases the GIL
+        # and gains nothing from a second core here, so extraction hides behind embedding
+        self._extraction = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recollect-nlp")
+        # a context call embeds its message here while it reads the graph on its own thread
+        self._queries = ThreadPoolExecutor(max_workers=2, thread_name_prefix="recollect-embed")
 
     def close(self) -> None:
         self._background.shutdown(wait=True)
+        self._extraction.shutdown(wait=True)
+        self._queries.shutdown(wait=True)
         self._flush_vectors(force=True)
 
     # -- catalogue ----------------------------------------------------------------------------
@@ -96,7 +106,27 @@ class MemoryService:
     def _forget_catalog(self, user_id: str) -> None:
         with self._catalog_lock:
             self._catalogs.pop(user_id, None)
+            self._speakers.pop(user_id, None)
         self.lexical.invalidate(user_id)
+
+    def main_speaker(self, user_id: str) -> str | None:
+        """The speaker with the most turns (ties: the first name in order). Counted by the graph
+        once per user, then kept in step by this service's writes: the graph count is O(memories)
+        and a context call without `speaker` needs it."""
+        with self._catalog_lock:
+            counts = self._speakers.get(user_id)
+        if counts is None:
+            with self._write_lock:  # no write may land between the count and the cache
+                counts = Counter(self.store.speaker_turns(user_id))
+                with self._catalog_lock:
+                    counts = self._speakers.setdefault(user_id, counts)
+        with self._catalog_lock:
+            ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+        return ranked[0][0] if ranked and ranked[0][1] > 0 else None
+
+    def embed_query(self, text: str) -> Future[npt.NDArray[np.float32]]:
+        """Embeds a message on the query pool, so the caller can read the graph meanwhile."""
+        return self._queries.submit(lambda: self.embedder.embed([text])[0])
 
     # -- ingest -------------------------------------------------------------------------------
 
@@ -190,22 +220,17 @@ class MemoryService:
         fresh = self._dedupe(user_id, batch, positions, hashes, ids, created)
         if not fresh:
             return
-        extracted = dict(
-            zip(
-                fresh,
-                self.extractor.extract_many([(batch[i].text, batch[i].speaker) for i in fresh]),
-                strict=True,
-            )
+        extracting = self._extraction.submit(
+            self.extractor.extract_many, [(batch[i].text, batch[i].speaker) for i in fresh]
         )
-        embedded = dict(
-            zip(
-                fresh,
-                self.embedder.embed(
-                    [embedding_text(batch[i].text, batch[i].speaker) for i in fresh]
-                ),
-                strict=True,
+        try:
+            vectors = self.embedder.embed(
+                [embedding_text(batch[i].text, batch[i].speaker) for i in fresh]
             )
-        )
+        finally:
+            extractions = extracting.result()  # never leave spaCy working for a failed request
+        extracted = dict(zip(fresh, extractions, strict=True))
+        embedded = dict(zip(fresh, vectors, strict=True))
         with self._write_lock:
             # a concurrent request may have written the same memories meanwhile: check again
             fresh = self._dedupe(user_id, batch, fresh, hashes, ids, created)
@@ -233,12 +258,18 @@ class MemoryService:
                 [hashes[i] for i in fresh],
                 resolved,
                 aliases,
-                vectors.tolist(),
+                [encode_embedding(v) for v in vectors],
                 self.embedder.model_id,
                 now,
                 self.store.last_in_sessions(user_id, sessions),
             )
             self.store.write_batch(user_id, **params)
+            with self._catalog_lock:
+                speakers = self._speakers.get(user_id)
+                if speakers is not None:
+                    speakers.update(
+                        s for i in fresh if (s := batch[i].speaker) and batch[i].kind == "turn"
+                    )
             # counts in the cached catalogue follow the write
             for entity in params["entities"]:
                 known = resolver.entities.get(entity["key"])
@@ -337,7 +368,7 @@ class MemoryService:
                 ]
                 stale = [r for r in rows if r not in ready]
                 if ready:
-                    matrix = np.asarray([r["embedding"] for r in ready], dtype=np.float32)
+                    matrix = np.stack([decode_embedding(r["embedding"]) for r in ready])
                     self.vectors.add(user_id, [r["id"] for r in ready], matrix)
                     report.added += len(ready)
                 if stale:
@@ -366,7 +397,7 @@ def _batch_params(
     hashes: list[str],
     extractions: list[Extraction],
     aliases: dict[str, set[str]],
-    vectors: list[list[float]],
+    vectors: list[str],
     model_id: str,
     now: float,
     session_tails: dict[str, str],

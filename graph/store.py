@@ -12,7 +12,7 @@ from typing import Any
 from extraction.model import KnownEntity
 from graph.executor import Executor
 from graph.ids import MemoryId
-from graph.records import EntityRecord, MemoryRecord, RelationRecord
+from graph.records import EntityRecord, MemoryFacts, MemoryRecord, RelationRecord
 
 STATEMENTS = {
     "write_memories",
@@ -24,7 +24,7 @@ STATEMENTS = {
     "list_entities",
     "count_entities",
     "entity_memories",
-    "memory_entity_keys",
+    "memory_facts",
     "set_pinned",
     "forget_memory",
     "forget_user",
@@ -42,11 +42,14 @@ STATEMENTS = {
     "end_session",
     "cache_window_summary",
     "last_session",
-    "main_speaker",
+    "speaker_turns",
     "list_memory_vectors",
     "get_memory_embeddings",
     "count_memories",
 }
+
+
+_ALL = 2**62  # "no limit" for statements that take one (Cypher has no infinity for integers)
 
 
 class Store:
@@ -130,27 +133,38 @@ class Store:
         ]
 
     def entities(
-        self, user_id: str, keys: Iterable[str], max_relations: int | None = None
+        self,
+        user_id: str,
+        keys: Iterable[str],
+        max_relations: int | None = None,
+        cued: Iterable[str] = (),
     ) -> dict[str, EntityRecord]:
+        """Entity cards; with `max_relations`, each card carries its strongest relations and every
+        relation of a `cued` type (context cards), without it all of them (`entity(key)`)."""
         wanted = list(dict.fromkeys(keys))
         if not wanted:
             return {}
         relations: dict[str, list[RelationRecord]] = {k: [] for k in wanted}
-        for row in self._run("entity_relations", user_id=user_id, keys=wanted):
-            bucket = relations[row["key"]]
-            if max_relations is None or len(bucket) < max_relations:
-                bucket.append(
-                    RelationRecord(
-                        type=row["type"],
-                        direction=row["direction"],
-                        target=row["target"],
-                        count=int(row.get("count") or 0),
-                        strong=int(row.get("strong") or 0),
-                        role=row.get("role"),
-                        first_seen=row.get("first_seen"),
-                        last_seen=row.get("last_seen"),
-                    )
+        rows = self._run(
+            "entity_relations",
+            user_id=user_id,
+            keys=wanted,
+            limit=_ALL if max_relations is None else max_relations,
+            types=sorted(set(cued)),
+        )
+        for row in rows:
+            relations[row["key"]].append(
+                RelationRecord(
+                    type=row["type"],
+                    direction=row["direction"],
+                    target=row["target"],
+                    count=int(row.get("count") or 0),
+                    strong=int(row.get("strong") or 0),
+                    role=row.get("role"),
+                    first_seen=row.get("first_seen"),
+                    last_seen=row.get("last_seen"),
                 )
+            )
         out: dict[str, EntityRecord] = {}
         for row in self._run("get_entities", user_id=user_id, keys=wanted):
             out[row["key"]] = EntityRecord(
@@ -265,16 +279,17 @@ class Store:
         rows = self._run("last_session", user_id=user_id, exclude=exclude)
         return rows[0] if rows else None
 
-    def main_speaker(self, user_id: str) -> str | None:
-        rows = self._run("main_speaker", user_id=user_id)
-        return rows[0]["speaker"] if rows else None
+    def speaker_turns(self, user_id: str) -> dict[str, int]:
+        rows = self._run("speaker_turns", user_id=user_id)
+        return {row["speaker"]: int(row["turns"]) for row in rows}
 
-    def memory_entity_keys(self, user_id: str, ids: Iterable[str]) -> dict[str, list[str]]:
+    def memory_facts(self, user_id: str, ids: Iterable[str]) -> dict[MemoryId, MemoryFacts]:
         wanted = list(dict.fromkeys(ids))
         if not wanted:
             return {}
-        rows = self._run("memory_entity_keys", user_id=user_id, ids=wanted)
-        return {row["id"]: list(row["keys"]) for row in rows}
+        rows = self._run("memory_facts", user_id=user_id, ids=wanted)
+        facts = (MemoryFacts.from_row(row) for row in rows)
+        return {f.id: f for f in facts}
 
     def count_memories(self, user_id: str) -> int:
         rows = self._run("count_memories", user_id=user_id)
