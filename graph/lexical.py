@@ -1,22 +1,38 @@
 """A per-user BM25 index (bm25s) over "Speaker: text", the lexical half of Similarity.
 
-Indexes are caches built from the graph on first use and rebuilt after the user's memories change
-(writes mark them stale; the rebuild happens at the next query, off the write path). Names and rare
-words that embeddings blur ("Caroline", "LGBTQ", "pottery") are exactly what BM25 keeps.
+Names and rare words that embeddings blur ("Caroline", "LGBTQ", "pottery") are exactly what BM25
+keeps. An index is a cache: built from the graph on a user's first query, then kept in step by the
+service's own writes without rebuilding it —
+
+- a bm25s *base* over a snapshot of the user's memories;
+- a *tail* of memories written since, scored with the same Lucene BM25 formula through a small
+  inverted index; base and tail both use the IDF of base and tail together (the base's bm25s
+  scores are rescaled per query term), so they rank on one scale;
+- the ids *removed* since, whose base scores are zeroed.
+
+When the tail or the removals outgrow a share of the base, a new base is built off the request
+path (`schedule`) and swapped in with whatever changed meanwhile. Rebuilding on every write, as
+before, made each read after a write cost O(memories) and churned memory under load.
 """
 
 from __future__ import annotations
 
+import math
 import threading
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import bm25s
 import numpy as np
+import numpy.typing as npt
 
 from extraction.embedder import embedding_text
 
 _STEMMER: Any = None
+K1, B = 1.5, 0.75  # bm25s's defaults, used for the tail too
+
+Scores = npt.NDArray[np.float64]
 
 
 def _stem(words: list[str]) -> list[str]:
@@ -39,9 +55,10 @@ def _tokens(texts: Sequence[str]) -> list[list[str]]:
 class LexicalScores:
     """BM25 scores of one query over all of a user's memories, kept as one array: the top few are
     found by partition and any candidate's score is a look-up (a dict of every matching memory
-    grew with the user's history, and most of it was never read)."""
+    grew with the user's history, and most of it was never read). `ids` and `positions` are the
+    index's own append-only structures, not copies: positions past the array are newer writes."""
 
-    def __init__(self, ids: Sequence[str], positions: dict[str, int], raw: Any) -> None:
+    def __init__(self, ids: Sequence[str], positions: dict[str, int], raw: Scores) -> None:
         self._ids = ids
         self._positions = positions
         self._raw = raw
@@ -59,7 +76,7 @@ class LexicalScores:
     def normalized(self, memory_id: str) -> float:
         """The memory's score as a share of the best one (0 when it shares no term)."""
         position = self._positions.get(memory_id)
-        if position is None or self.best <= 0:
+        if position is None or position >= len(self._raw) or self.best <= 0:
             return 0.0
         return float(self._raw[position]) / self.best
 
@@ -68,46 +85,234 @@ _NO_SCORES = LexicalScores([], {}, np.zeros(0))
 
 
 class LexicalIndex:
+    """One user's index: base + tail − removed (see the module docstring). Thread-safe."""
+
     def __init__(self, ids: Sequence[str], texts: Sequence[str]) -> None:
-        self.ids = list(ids)
-        self._positions = {memory_id: i for i, memory_id in enumerate(self.ids)}
+        self._lock = threading.Lock()
+        self._ids = list(ids)  # base ids, then tail ids
+        self._positions = {memory_id: i for i, memory_id in enumerate(self._ids)}
+        self._base_size = len(self._ids)
         self._bm25: Any = None
-        if self.ids:
-            self._bm25 = bm25s.BM25()
-            self._bm25.index(_tokens(texts), show_progress=False)
+        tokens = _tokens(texts) if texts else []
+        if tokens:
+            self._bm25 = bm25s.BM25(k1=K1, b=B)
+            self._bm25.index(tokens, show_progress=False)
+        self._base_df: Counter[str] = Counter(t for doc in tokens for t in set(doc))
+        self._df = Counter(self._base_df)  # base and tail
+        self._total_length = sum(len(doc) for doc in tokens)
+        self._removed: set[str] = set()
+        self._removed_base: list[int] = []
+        # the tail: per term, the tail positions holding it and their term frequencies
+        self._postings: dict[str, list[tuple[int, int]]] = {}
+        self._tail_tokens: list[list[str]] = []
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._ids) - len(self._removed)
+
+    def outgrown(self, share: float = 0.05, floor: int = 64) -> bool:
+        """True when the tail or the removals exceed `floor` + `share` of the base."""
+        limit = floor + share * self._base_size
+        with self._lock:
+            return len(self._tail_tokens) > limit or len(self._removed) > limit
+
+    def add(self, ids: Sequence[str], texts: Sequence[str]) -> None:
+        """Appends memories to the tail (ids already present or removed are skipped)."""
+        fresh = [(i, t) for i, t in zip(ids, texts, strict=True) if i not in self._positions]
+        if fresh:
+            self._add_tokens([i for i, _ in fresh], _tokens([t for _, t in fresh]))
+
+    def _add_tokens(self, ids: Sequence[str], tokenized: Sequence[list[str]]) -> None:
+        with self._lock:
+            for memory_id, doc in zip(ids, tokenized, strict=True):
+                if memory_id in self._positions:
+                    continue
+                tail_position = len(self._tail_tokens)
+                self._positions[memory_id] = len(self._ids)
+                self._ids.append(memory_id)
+                self._tail_tokens.append(doc)
+                self._total_length += len(doc)
+                for term, tf in Counter(doc).items():
+                    self._postings.setdefault(term, []).append((tail_position, tf))
+                    self._df[term] += 1
+
+    def carry_over(self, older: LexicalIndex) -> None:
+        """Takes the writes and removals `older` saw after this index's snapshot was read."""
+        with older._lock:
+            tail_ids = older._ids[older._base_size :]
+            tail_tokens = list(older._tail_tokens)
+            removed = set(older._removed)
+        self._add_tokens(tail_ids, tail_tokens)
+        self.remove(removed)
+
+    def remove(self, ids: Iterable[str]) -> None:
+        with self._lock:
+            for memory_id in ids:
+                position = self._positions.get(memory_id)
+                if position is None or memory_id in self._removed:
+                    continue
+                self._removed.add(memory_id)
+                if position < self._base_size:
+                    self._removed_base.append(position)
 
     def scores(self, query: str) -> LexicalScores:
         """BM25 scores of the query against every memory of the user."""
+        terms = _tokens([query])[0]
+        if not terms:
+            return _NO_SCORES
+        with self._lock:
+            base = self._base_scores(terms)
+            tail = self._tail_scores(terms)
+            raw = np.concatenate([base, tail]) if len(tail) else base
+            if self._removed:
+                raw[[self._positions[i] for i in self._removed]] = 0.0
+            return LexicalScores(self._ids, self._positions, raw)
+
+    def _base_scores(self, terms: list[str]) -> Scores:
+        """bm25s scores of the base, each term's rescaled from the base's IDF to the IDF of base
+        and tail together, so that base and tail rank on one scale."""
+        out = np.zeros(self._base_size)
         if self._bm25 is None:
-            return _NO_SCORES
-        tokens = _tokens([query])[0]
-        if not tokens:
-            return _NO_SCORES
-        raw = np.asarray(self._bm25.get_scores(tokens), dtype=np.float64)
-        return LexicalScores(self.ids, self._positions, raw)
+            return out
+        documents = len(self._ids)
+        for term, repeats in Counter(terms).items():
+            base_df = self._base_df.get(term, 0)
+            if not base_df:
+                continue
+            then = _idf(base_df, self._base_size)
+            now = _idf(self._df[term], documents)
+            term_scores = np.asarray(self._bm25.get_scores([term]), dtype=np.float64)
+            out += (repeats * now / then) * term_scores
+        return out
+
+    def _tail_scores(self, terms: list[str]) -> Scores:
+        """Lucene BM25 of the tail, with document frequencies and lengths of base and tail."""
+        size = len(self._tail_tokens)
+        out = np.zeros(size)
+        if not size:
+            return out
+        documents = len(self._ids)
+        average = self._total_length / documents if documents else 1.0
+        lengths = np.fromiter((len(d) for d in self._tail_tokens), dtype=np.float64, count=size)
+        norm = K1 * ((1 - B) + B * lengths / max(average, 1e-9))
+        for term in terms:  # repeated terms count again, as in bm25s
+            postings = self._postings.get(term)
+            if not postings:
+                continue
+            idf = _idf(self._df[term], documents)
+            where = np.fromiter((p for p, _ in postings), dtype=np.int64, count=len(postings))
+            tf = np.fromiter((f for _, f in postings), dtype=np.float64, count=len(postings))
+            out[where] += idf * tf / (norm[where] + tf)
+        return out
 
 
 class LexicalIndexes:
-    """One LexicalIndex per user, rebuilt lazily after `invalidate`."""
+    """One LexicalIndex per user: built from the graph on first use, then kept in step by `add`
+    and `remove`; rebuilt by `schedule` (the service's background thread) once outgrown."""
 
-    def __init__(self, load: Callable[[str], list[dict[str, Any]]]) -> None:
+    def __init__(
+        self,
+        load: Callable[[str], list[dict[str, Any]]],
+        schedule: Callable[[Callable[[str], None], str], None] | None = None,
+    ) -> None:
         self._load = load
+        self._schedule = schedule
         self._indexes: dict[str, LexicalIndex] = {}
+        # changes that arrive while a user's first index is read from the graph: a write may land
+        # after the snapshot, and must not be missed
+        self._pending: dict[str, list[tuple[str, list[str], list[str]]]] = {}
+        self._rebuilding: set[str] = set()
         self._lock = threading.Lock()
+        self._build_lock = threading.Lock()  # one first build at a time
 
-    def invalidate(self, user_id: str) -> None:
+    def drop(self, user_id: str) -> None:
+        """Forgets the user's index; the next query builds it from the graph."""
         with self._lock:
             self._indexes.pop(user_id, None)
+
+    def add(self, user_id: str, ids: Sequence[str], texts: Sequence[str]) -> None:
+        """Memories just written, as "Speaker: text"; call it after the graph write."""
+        self._change(user_id, "add", ids, texts)
+
+    def remove(self, user_id: str, ids: Sequence[str]) -> None:
+        """Memories just deleted; call it after the graph write."""
+        self._change(user_id, "remove", ids, [])
+
+    def _change(self, user_id: str, op: str, ids: Sequence[str], texts: Sequence[str]) -> None:
+        with self._lock:
+            index = self._indexes.get(user_id)
+            if index is None:
+                pending = self._pending.get(user_id)
+                if pending is not None:
+                    pending.append((op, list(ids), list(texts)))
+                return  # no index yet: the first query reads the graph
+        _apply(index, op, ids, texts)
+        self._maybe_rebuild(user_id, index)
 
     def get(self, user_id: str) -> LexicalIndex:
         with self._lock:
             index = self._indexes.get(user_id)
         if index is not None:
             return index
+        with self._build_lock:
+            with self._lock:
+                index = self._indexes.get(user_id)
+                if index is not None:
+                    return index
+                self._pending[user_id] = []
+            try:
+                index = self._build(user_id)
+            except BaseException:
+                with self._lock:
+                    self._pending.pop(user_id, None)
+                raise
+            with self._lock:
+                for op, ids, texts in self._pending.pop(user_id, []):
+                    _apply(index, op, ids, texts)
+                self._indexes[user_id] = index
+        return index
+
+    def rebuild(self, user_id: str) -> None:
+        """Builds a new base from the graph and swaps it in with the changes made meanwhile
+        (they went to the old index, which stays in use until the swap)."""
+        try:
+            with self._lock:
+                old = self._indexes.get(user_id)
+            if old is None:
+                return
+            fresh = self._build(user_id)
+            with self._lock:
+                if self._indexes.get(user_id) is not old:  # dropped or replaced meanwhile
+                    return
+                fresh.carry_over(old)
+                self._indexes[user_id] = fresh
+        finally:
+            with self._lock:
+                self._rebuilding.discard(user_id)
+
+    def _build(self, user_id: str) -> LexicalIndex:
         rows = self._load(user_id)
-        index = LexicalIndex(
+        return LexicalIndex(
             [r["id"] for r in rows], [embedding_text(r["text"], r.get("speaker")) for r in rows]
         )
+
+    def _maybe_rebuild(self, user_id: str, index: LexicalIndex) -> None:
+        if self._schedule is None or not index.outgrown():
+            return
         with self._lock:
-            self._indexes[user_id] = index
-        return index
+            if user_id in self._rebuilding:
+                return
+            self._rebuilding.add(user_id)
+        self._schedule(self.rebuild, user_id)
+
+
+def _idf(df: int, documents: int) -> float:
+    """Lucene's IDF, as bm25s computes it."""
+    return math.log(1 + (documents - df + 0.5) / (df + 0.5))
+
+
+def _apply(index: LexicalIndex, op: str, ids: Sequence[str], texts: Sequence[str]) -> None:
+    if op == "add":
+        index.add(ids, texts)
+    else:
+        index.remove(ids)

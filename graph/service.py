@@ -77,7 +77,9 @@ class MemoryService:
         self._catalog_lock = threading.Lock()
         self._catalogs: dict[str, Resolver] = {}
         self._speakers: dict[str, Counter[str]] = {}  # turns per speaker, guarded by _catalog_lock
-        self.lexical = LexicalIndexes(store.memory_texts)
+        self.lexical = LexicalIndexes(
+            store.memory_texts, schedule=lambda rebuild, user: self.background(rebuild, user)
+        )
         # called off the request path after turns with a sessionId were written
         self.after_write: Callable[[str, float, set[str]], object] | None = None
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recollect-bg")
@@ -107,7 +109,6 @@ class MemoryService:
         with self._catalog_lock:
             self._catalogs.pop(user_id, None)
             self._speakers.pop(user_id, None)
-        self.lexical.invalidate(user_id)
 
     def main_speaker(self, user_id: str) -> str | None:
         """The speaker with the most turns (ties: the first name in order). Counted by the graph
@@ -278,7 +279,11 @@ class MemoryService:
                         replace(known, mention_count=known.mention_count + entity["count"])
                     )
             self.vectors.add(user_id, [ids[i] or "" for i in fresh], vectors)
-            self.lexical.invalidate(user_id)
+            self.lexical.add(
+                user_id,
+                [ids[i] or "" for i in fresh],
+                [embedding_text(batch[i].text, batch[i].speaker) for i in fresh],
+            )
 
     # -- deletion and pinning -----------------------------------------------------------------
 
@@ -290,6 +295,7 @@ class MemoryService:
             self.store.forget(user_id, memory_id)
             self.vectors.remove(user_id, [memory_id])
             self.vectors.flush()
+            self.lexical.remove(user_id, [memory_id])
             self._forget_catalog(user_id)
         return True
 
@@ -298,6 +304,7 @@ class MemoryService:
         with self._write_lock:
             count = self.store.forget_user(user_id)
             self.vectors.drop_user(user_id)
+            self.lexical.drop(user_id)
             self._forget_catalog(user_id)
         return count
 

@@ -1,0 +1,133 @@
+"""The incremental BM25 index (real bm25s and PyStemmer; no graph needed: the loader is a list)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+from graph.lexical import LexicalIndex, LexicalIndexes
+
+TEXTS = [
+    "Ann: I started pottery classes in Boston last spring.",
+    "Ann: My sister Mary moved to Kyoto and loves hiking.",
+    "Ann: Tom works at Globex on Project Atlas.",
+    "Ann: We visited Lisbon with Mary in May.",
+    "Ann: Pottery is relaxing; the wheel is hard though.",
+    "Ann: Mary says Kyoto is lovely in autumn.",
+]
+IDS = [f"{i:016x}" for i in range(1, len(TEXTS) + 1)]
+QUERIES = ["Who does pottery?", "Where does Mary live? Kyoto?", "Globex Atlas", "visiting Lisbon"]
+
+
+def _raw(index: LexicalIndex, query: str) -> list[float]:
+    scores = index.scores(query)
+    return [scores.normalized(i) * scores.best for i in IDS]
+
+
+def test_tail_scores_equal_a_full_build_over_the_same_memories() -> None:
+    built = LexicalIndex(IDS, TEXTS)
+    grown = LexicalIndex([], [])
+    grown.add(IDS[:2], TEXTS[:2])
+    grown.add(IDS[2:], TEXTS[2:])
+    for query in QUERIES:
+        expected = _raw(built, query)
+        assert max(expected) > 0
+        assert _raw(grown, query) == pytest.approx(expected, rel=1e-6)  # bm25s: float32
+
+
+def test_a_tail_beside_a_base_ranks_like_a_full_build() -> None:
+    built = LexicalIndex(IDS, TEXTS)
+    mixed = LexicalIndex(IDS[:4], TEXTS[:4])
+    mixed.add(IDS[4:], TEXTS[4:])
+    for query in QUERIES:
+        assert mixed.scores(query).top(3) == built.scores(query).top(3)
+
+
+def test_removed_memories_score_nothing_and_adding_twice_is_a_no_op() -> None:
+    index = LexicalIndex(IDS[:3], TEXTS[:3])
+    index.add(IDS[3:], TEXTS[3:])
+    index.add(IDS[3:], TEXTS[3:])
+    assert len(index) == len(IDS)
+    assert set(index.scores("Kyoto Mary").top(10)) == {IDS[1], IDS[3], IDS[5]}
+    index.remove([IDS[1], IDS[5]])  # one from the base, one from the tail
+    assert index.scores("Kyoto Mary").top(10) == [IDS[3]]
+    assert index.scores("Kyoto").normalized(IDS[5]) == 0.0
+    assert len(index) == len(IDS) - 2
+
+
+def test_scores_are_partitioned_best_first() -> None:
+    scores = LexicalIndex(IDS, TEXTS).scores("pottery wheel Boston")
+    top = scores.top(10)
+    values = [scores.normalized(i) for i in top]
+    assert top[0] == IDS[4] or top[0] == IDS[0]
+    assert values == sorted(values, reverse=True) and values[0] == 1.0
+    assert all(v > 0 for v in values) and len(top) == 2
+    assert scores.top(1) == top[:1]
+    assert LexicalIndex(IDS, TEXTS).scores("the and of").top(5) == []  # stop words only
+
+
+class _Graph:
+    """Stands in for the graph's memory texts: the loader reads this list."""
+
+    def __init__(self) -> None:
+        self.rows: list[dict[str, Any]] = []
+        self.during_load: Callable[[], None] | None = None
+
+    def write(self, indexes: LexicalIndexes, ids: list[str], texts: list[str]) -> None:
+        self.rows += [
+            {"id": i, "text": t, "speaker": None} for i, t in zip(ids, texts, strict=True)
+        ]
+        indexes.add("u", ids, texts)
+
+    def load(self, user_id: str) -> list[dict[str, Any]]:
+        rows = list(self.rows)
+        if self.during_load is not None:
+            hook, self.during_load = self.during_load, None
+            hook()  # a write that lands after the snapshot was read
+        return rows
+
+
+def test_a_write_during_the_first_build_is_not_missed() -> None:
+    graph = _Graph()
+    indexes = LexicalIndexes(graph.load)
+    graph.write(indexes, IDS[:3], TEXTS[:3])
+    graph.during_load = lambda: graph.write(indexes, IDS[3:], TEXTS[3:])
+    index = indexes.get("u")
+    assert len(index) == len(IDS)
+    assert IDS[5] in index.scores("Kyoto autumn").top(3)
+
+
+def test_outgrown_index_is_rebuilt_off_the_request_path_with_later_changes() -> None:
+    graph = _Graph()
+    scheduled: list[Callable[[], None]] = []
+    indexes = LexicalIndexes(
+        graph.load, schedule=lambda fn, user: scheduled.append(lambda: fn(user))
+    )
+    graph.write(indexes, IDS[:2], TEXTS[:2])
+    first = indexes.get("u")
+    many = [f"{i:016x}" for i in range(100, 400)]
+    graph.write(indexes, many, [f"note {i} about gardening" for i in range(300)])
+    assert len(scheduled) == 1 and first.outgrown()  # 300 > 64 + 5% of 2
+    # while the rebuild reads the graph, a memory is written and another forgotten
+    graph.during_load = lambda: (
+        graph.write(indexes, IDS[2:], TEXTS[2:]),
+        indexes.remove("u", [IDS[0]]),
+    )
+    scheduled.pop()()
+    rebuilt = indexes.get("u")
+    assert rebuilt is not first and not rebuilt.outgrown()
+    assert len(rebuilt) == len(IDS) - 1 + len(many)
+    assert rebuilt.scores("pottery Boston").normalized(IDS[0]) == 0.0
+    assert IDS[5] in rebuilt.scores("Kyoto autumn").top(3)
+    indexes.drop("u")
+    graph.rows.clear()
+    assert indexes.get("u").scores("Kyoto").top(3) == []
+
+
+def test_empty_index_scores_nothing() -> None:
+    scores = LexicalIndex([], []).scores("anything at all")
+    assert scores.top(5) == [] and scores.best == 0.0
+    assert np.isclose(scores.normalized("0000000000000001"), 0.0)
