@@ -43,7 +43,7 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child between 
 class EmbeddedEngine:
     """A FalkorDB server owned by this process, on its own data directory."""
 
-    def __init__(self, data_dir: Path, bolt_port: int = 0, startup_timeout: float = 30.0) -> None:
+    def __init__(self, data_dir: Path, bolt_port: int = 0, startup_timeout: float = 300.0) -> None:
         self.data_dir = Path(data_dir).resolve()
         self.graph_dir = self.data_dir / "graph"
         self.bolt_port = bolt_port
@@ -147,6 +147,7 @@ class EmbeddedEngine:
         import redis
 
         deadline = time.monotonic() + self.startup_timeout
+        reported = time.monotonic()
         client = redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=2)
         try:
             while True:
@@ -158,10 +159,18 @@ class EmbeddedEngine:
                     )
                 try:
                     if client.ping():
-                        # the AOF is replayed before PING answers; LOADING errors mean "not yet"
+                        # the AOF is replayed before PING answers; LOADING errors mean "not yet",
+                        # and so does a timeout: a large replay answers only between commands
                         return
-                except (redis.exceptions.ConnectionError, redis.exceptions.BusyLoadingError):
+                except (
+                    redis.exceptions.ConnectionError,
+                    redis.exceptions.BusyLoadingError,
+                    redis.exceptions.TimeoutError,
+                ):
                     pass
+                if time.monotonic() > reported + 10:
+                    reported = time.monotonic()
+                    log.info("embedded engine is still loading its data; waiting")
                 if time.monotonic() > deadline:
                     raise StoreUnavailable(
                         f"embedded engine did not answer within {self.startup_timeout:.0f}s; "
