@@ -54,6 +54,8 @@ class ContextRequest:
     per_entity: int = 50
     hub_mentions: int = 2_000
     card_relations: int = 20  # strongest relations per card, besides those of a cued type
+    evidence_per_relation: int = 20  # newest evidence memories of each cued relation
+    cued_evidence: int = 100  # evidence memories of cued relations, strongest relations first
     vector_k: int = 50
     lexical_k: int = 50
     neighbour_pool: int = 30
@@ -184,8 +186,16 @@ def _retrieve(
 
     # memories that are the evidence of a relation the message asks about
     cued: dict[str, str] = {}
-    for row in service.store.relation_evidence(user_id, seeds, sorted(cues)):
-        for memory_id in row["evidence"] or ():
+    evidence = service.store.relation_evidence(
+        user_id, seeds, sorted(cues), request.evidence_per_relation
+    )
+    # strongest relations first, until `cued_evidence` memories (an org WORKS_AT-related to
+    # hundreds of people would otherwise make each of their statements a candidate)
+    evidence.sort(key=lambda r: (r.get("strong") or 0, r.get("count") or 0), reverse=True)
+    for row in evidence:
+        for memory_id in reversed(row["evidence"] or ()):  # newest first
+            if len(cued) >= request.cued_evidence:
+                break
             cued.setdefault(memory_id, f"relation:{row['type']}:{row['target']}")
 
     # candidates: an entity mentioned by more than `hub_mentions` memories (the user, a constant

@@ -211,11 +211,14 @@ class Store:
         return {row["key"]: [MemoryId(i) for i in row["ids"]] for row in rows}
 
     def relation_evidence(
-        self, user_id: str, keys: Sequence[str], types: Sequence[str]
+        self, user_id: str, keys: Sequence[str], types: Sequence[str], limit: int
     ) -> list[dict[str, Any]]:
+        """The newest `limit` evidence ids of each relation of `types` touching `keys`."""
         if not keys or not types:
             return []
-        return self._run("relation_evidence", user_id=user_id, keys=list(keys), types=list(types))
+        return self._run(
+            "relation_evidence", user_id=user_id, keys=list(keys), types=list(types), limit=limit
+        )
 
     def last_in_sessions(self, user_id: str, sessions: Sequence[str]) -> dict[str, str]:
         if not sessions:
