@@ -113,7 +113,7 @@ class EmbeddedEngine:
             preexec_fn=_die_with_parent,  # noqa: PLW1509 - needed for PR_SET_PDEATHSIG
         )
         try:
-            self._wait_ready()
+            self.wait_ready()
         except BaseException:
             self._kill()
             raise
@@ -143,12 +143,21 @@ class EmbeddedEngine:
         handle.flush()
         self._lock_file = handle
 
-    def _wait_ready(self) -> None:
+    def wait_ready(self) -> None:
+        """Blocks until the engine answers, through an AOF replay (it answers only between
+        commands then); fails with StoreUnavailable if it exits or stays silent too long."""
         import redis
 
         deadline = time.monotonic() + self.startup_timeout
         reported = time.monotonic()
-        client = redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=2)
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
+
+        # one bounded attempt per PING (redis-py's own retries would hide a silent engine for
+        # 26 s at a time); this loop decides how long to wait and says so in the log
+        client = redis.Redis(
+            host="127.0.0.1", port=self.port, socket_timeout=2, retry=Retry(NoBackoff(), 0)
+        )
         try:
             while True:
                 assert self._process is not None

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -52,6 +53,29 @@ def test_start_query_stop_and_persist(tmp_path: Path) -> None:
     assert _wait_dead(pid)
     assert (tmp_path / "graph").is_dir()
     assert any((tmp_path / "graph").rglob("*.aof"))
+
+
+def test_waiting_outlasts_a_silent_engine(tmp_path: Path) -> None:
+    """A long AOF replay answers nobody for a while (26 s for 100k memories here): a PING that
+    times out at the socket, even after redis-py's retries, means "not yet", not a failed start.
+    SIGSTOP makes the real engine exactly that silent for 10 s."""
+    import redis
+
+    engine = EmbeddedEngine(tmp_path)
+    engine.start()
+    pid = engine.pid
+    assert pid is not None
+    wake = threading.Timer(10.0, os.kill, (pid, signal.SIGCONT))
+    try:
+        os.kill(pid, signal.SIGSTOP)
+        wake.start()
+        began = time.monotonic()
+        engine.wait_ready()
+        assert time.monotonic() - began > 9.0  # it waited for the engine, not past it
+        assert redis.Redis(host="127.0.0.1", port=engine.port).ping()
+    finally:
+        wake.join()
+        engine.stop()
 
 
 def test_second_engine_on_same_directory_fails_clearly(tmp_path: Path) -> None:
