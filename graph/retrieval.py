@@ -208,23 +208,34 @@ def _retrieve(
     lexical = service.lexical.get(user_id).scores(request.message)
     lexical_top = lexical.top(max(request.lexical_k, k))
     lexical_set = set(lexical_top)
-    query = embedding.result()
-    vector_hits = dict(service.vectors.search(user_id, query, k))
-    candidate_ids: list[str] = [*vector_hits, *lexical_top, *cued]
-    for ids in entity_ids.values():
-        candidate_ids.extend(ids)
-    cosine: dict[str, float] = {str(k): v for k, v in vector_hits.items()}
     max_count = max(counts.values(), default=0)
     relevant = set(seeds) | set(expanded)
     weights = request.weights
 
-    def fetch(ids: list[str]) -> dict[str, MemoryFacts]:
+    def facts_of(ids: list[str]) -> dict[str, MemoryFacts]:
         found = service.store.memory_facts(user_id, ids)
-        kept = {str(i): m for i, m in found.items() if m.occurred_at <= as_of}
-        missing = [i for i in kept if i not in cosine]
+        return {str(i): m for i, m in found.items() if m.occurred_at <= as_of}
+
+    # the candidates known without the message's vector are read while it is being computed
+    early_ids = [*lexical_top, *cued]
+    for ids in entity_ids.values():
+        early_ids.extend(ids)
+    early = facts_of(early_ids)
+    query = embedding.result()
+    vector_hits = dict(service.vectors.search(user_id, query, k))
+    cosine: dict[str, float] = {str(k): v for k, v in vector_hits.items()}
+
+    def with_cosine(found: dict[str, MemoryFacts]) -> dict[str, MemoryFacts]:
+        missing = [i for i in found if i not in cosine]
         for memory_id, vector in service.vectors.vectors(user_id, missing).items():
             cosine[memory_id] = float(np.dot(vector, query))
-        return kept
+        return found
+
+    def fetch(ids: list[str]) -> dict[str, MemoryFacts]:
+        return with_cosine(facts_of(ids))
+
+    late = facts_of([i for i in vector_hits if i not in early])
+    candidates = with_cosine({**late, **early})
 
     def score_one(memory_id: str, memory: MemoryFacts, extra: tuple[str, ...] = ()) -> _Scored:
         sim = scoring.similarity(
@@ -250,7 +261,7 @@ def _retrieve(
         score = scoring.combine(weights, sim, rec, freq)
         return _Scored(memory, score, sim, rec, freq, tuple(via))
 
-    scored = {i: score_one(i, m) for i, m in fetch(candidate_ids).items()}
+    scored = {i: score_one(i, m) for i, m in candidates.items()}
     if weights.neighbours > 0 and scored:
         scored = _with_neighbours(
             service, user_id, scored, fetch, score_one, weights.neighbours, request.neighbour_pool
