@@ -13,17 +13,18 @@ from __future__ import annotations
 
 import argparse
 import random
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 from collections import defaultdict
+from contextlib import ExitStack
 from pathlib import Path
 
 import httpx
+
+from api.spawn import children, rss_kb, served
 
 REMEMBER = "mutation($i: MemoryInput!) { remember(input: $i) { id } }"
 CONTEXT = "query($u: ID!, $m: String!) { context(userId: $u, message: $m) { tokens } }"
@@ -51,21 +52,6 @@ def sentence(rng: random.Random, templates: list[str]) -> str:
     )
 
 
-def rss_kb(pid: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
-def children(pid: int) -> list[int]:
-    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True, check=False)
-    return [int(x) for x in out.stdout.split()]
-
-
 def slope(values: list[float]) -> float:
     """Least-squares slope per sample."""
     n = len(values)
@@ -76,39 +62,6 @@ def slope(values: list[float]) -> float:
     num = sum((x - mx) * (y - my) for x, y in zip(xs, values, strict=True))
     den = sum((x - mx) ** 2 for x in xs)
     return num / den
-
-
-def start_service(data_dir: Path) -> tuple[subprocess.Popen[bytes], str]:
-    from graph.engine import free_port
-
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "api.cli",
-            "serve",
-            "--port",
-            str(port),
-            "--data-dir",
-            str(data_dir),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 180
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
-                return process, base
-        except httpx.HTTPError:
-            pass
-        if process.poll() is not None:
-            sys.exit("the service exited at start")
-        time.sleep(0.5)
-    process.kill()
-    sys.exit("the service did not become healthy")
 
 
 def main() -> None:
@@ -126,15 +79,16 @@ def main() -> None:
     args = parser.parse_args()
 
     process = None
-    tmp = tempfile.TemporaryDirectory(prefix="recollect-load-")
+    cleanup = ExitStack()
     if args.url:
         base = args.url.rstrip("/")
     else:
-        process, base = start_service(Path(tmp.name))
+        tmp = cleanup.enter_context(tempfile.TemporaryDirectory(prefix="recollect-load-"))
+        process, base = cleanup.enter_context(served(Path(tmp)))
     latencies: dict[str, list[float]] = defaultdict(list)
     errors: list[str] = []
     lock = threading.Lock()
-    try:
+    with cleanup:
         with httpx.Client(timeout=60) as client:
             for c in range(args.clients):
                 rng = random.Random(c)
@@ -197,11 +151,6 @@ def main() -> None:
             time.sleep(1.0)
         for thread in threads:
             thread.join()
-    finally:
-        if process is not None:
-            process.send_signal(signal.SIGTERM)
-            process.wait(60)
-        tmp.cleanup()
 
     total = sum(len(v) for v in latencies.values())
     print(

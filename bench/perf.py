@@ -35,8 +35,7 @@ from typing import Any
 
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from load import children, rss_kb, start_service  # noqa: E402
+from api.spawn import children, rss_kb, served
 
 FIRST = [
     "Mary",
@@ -275,10 +274,11 @@ def main() -> None:
     index = faiss.IndexFlatIP(embedder.dimensions)
     rng = random.Random(11)
     rows = []
-    tmp = tempfile.TemporaryDirectory(prefix="recollect-perf-")
-    process, base = start_service(Path(tmp.name))
     written = 0
-    try:
+    with (
+        tempfile.TemporaryDirectory(prefix="recollect-perf-") as tmp,
+        served(Path(tmp)) as (process, base),
+    ):
         http = httpx.Client(timeout=600)
         for size in [s for s in sizes if s <= args.api_max]:
             texts = texts_for(written, size)
@@ -323,15 +323,10 @@ def main() -> None:
             )
             print(f"  {size} memories done", file=sys.stderr)
         http.close()
-    finally:
-        process.terminate()
-        process.wait(60)
-        tmp.cleanup()
 
     for size in [s for s in sizes if s > args.api_max]:
         data_dir, bulk_rate = cached_data(Path(args.cache), size)
-        process, base = start_service(data_dir)
-        try:
+        with served(data_dir) as (process, base):
             questions = [sentence(rng, QUESTIONS) for _ in range(args.questions)]
             context = measure_context(base, questions, args.clients)
             rows.append(
@@ -347,9 +342,6 @@ def main() -> None:
                 }
             )
             print(f"  {size} memories done", file=sys.stderr)
-        finally:
-            process.terminate()
-            process.wait(60)
 
     print(
         "\n| memories | ingest /s (API) | embedder only /s | extraction only /s | ratio "

@@ -6,12 +6,8 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -19,51 +15,14 @@ import httpx
 import pytest
 
 from api.runtime import start
+from api.spawn import children, served
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
-from graph.engine import free_port
 from graph.settings import Settings
 
 USER = "crash"
 BATCH = 32
 REMEMBER_MANY = "mutation($i: [MemoryInput!]!) { rememberMany(inputs: $i) { id externalId } }"
-
-
-@contextmanager
-def serving(data_dir: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "api.cli",
-            "serve",
-            "--port",
-            str(port),
-            "--data-dir",
-            str(data_dir),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert process.poll() is None, "the service exited at start"
-            time.sleep(0.3)
-        else:
-            raise AssertionError("the service did not become healthy")
-        yield process, base
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            process.wait(30)
 
 
 def _batch(n: int) -> list[dict[str, Any]]:
@@ -93,11 +52,6 @@ def _load(base: str, stop: threading.Event, acknowledged: dict[int, list[str]]) 
             if body.get("data") and body["data"]["rememberMany"]:
                 acknowledged[n] = [m["id"] for m in body["data"]["rememberMany"]]
             n += 1
-
-
-def _children(pid: int) -> list[int]:
-    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True, check=False)
-    return [int(x) for x in out.stdout.split()]
 
 
 def _verify(
@@ -132,7 +86,7 @@ def test_sigkill_during_remember_many(
 ) -> None:
     acknowledged: dict[int, list[str]] = {}
     stop = threading.Event()
-    with serving(tmp_path) as (process, base):
+    with served(tmp_path, timeout=120) as (process, base):
         sender = threading.Thread(target=_load, args=(base, stop, acknowledged))
         sender.start()
         deadline = time.monotonic() + 120
@@ -144,7 +98,7 @@ def test_sigkill_during_remember_many(
             os.kill(process.pid, signal.SIGKILL)
             process.wait(10)
         else:
-            engines = _children(process.pid)
+            engines = children(process.pid)
             assert engines, "no engine child process found"
             os.kill(engines[0], signal.SIGKILL)
             # the service restarts its engine; the load goes on for a moment, then stops
