@@ -83,8 +83,8 @@ class MemoryService:
         # called off the request path after turns with a sessionId were written
         self.after_write: Callable[[str, float, set[str]], object] | None = None
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recollect-bg")
-        # spaCy runs here while the embedder runs on the request thread: torch releases the GIL
-        # and gains nothing from a second core here, so extraction hides behind embedding
+        # spaCy runs here while the embedder runs on the request thread (torch releases the GIL):
+        # the two models share the cores instead of taking turns (README "Performance")
         self._extraction = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recollect-nlp")
         # a context call embeds its message here while it reads the graph on its own thread
         self._queries = ThreadPoolExecutor(max_workers=2, thread_name_prefix="recollect-embed")
@@ -122,8 +122,8 @@ class MemoryService:
                 with self._catalog_lock:
                     counts = self._speakers.setdefault(user_id, counts)
         with self._catalog_lock:
-            ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-        return ranked[0][0] if ranked and ranked[0][1] > 0 else None
+            best = min(counts.items(), key=lambda item: (-item[1], item[0]), default=None)
+        return best[0] if best is not None and best[1] > 0 else None
 
     def embed_query(self, text: str) -> Future[npt.NDArray[np.float32]]:
         """Embeds a message on the query pool, so the caller can read the graph meanwhile."""
