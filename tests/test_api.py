@@ -474,3 +474,27 @@ def test_neighbour_share_is_added_to_the_score(api: Api, remembered: list[dict[s
         base = 0.4 * m["similarity"] + 0.3 * m["recency"] + 0.3 * m["frequency"]
         assert m["score"] == pytest.approx(base + m["neighbour"], abs=1e-6)
     assert any(m["neighbour"] > 0 for m in block["memories"])
+
+
+def test_the_user_line_names_the_speaker_with_most_turns_as_writes_change_it(api: Api) -> None:
+    """The main speaker is counted by the graph once, then followed by writes and forgets."""
+    user = "speakers"
+
+    def name() -> str:
+        text = api.ok(CONTEXT, user=user, message="hello")["context"]["text"]
+        return str(text.splitlines()[1])
+
+    def say(speaker: str, text: str) -> str:
+        made = api.ok(REMEMBER, input={"userId": user, "speaker": speaker, "text": text})
+        return str(made["remember"]["id"])
+
+    say("Bea", "I planted tomatoes.")
+    say("Bea", "The tomatoes are red now.")
+    say("Cal", "I fixed the fence.")
+    assert name() == "[USER] speakers — Bea"  # counted by the graph, now cached
+    cal = [say("Cal", "The gate squeaks."), say("Cal", "I oiled the gate.")]
+    assert name() == "[USER] speakers — Cal"  # the cache followed the writes
+    api.ok('mutation($id: ID!) { forget(userId: "speakers", id: $id) }', id=cal[0])
+    assert name() == "[USER] speakers — Bea"  # 2 to 2 after the forget: ties go by name
+    api.ok('mutation { forgetUser(userId: "speakers") }')
+    assert name() == "[USER] speakers"
