@@ -498,3 +498,34 @@ def test_the_user_line_names_the_speaker_with_most_turns_as_writes_change_it(api
     assert name() == "[USER] speakers — Bea"  # 2 to 2 after the forget: ties go by name
     api.ok('mutation { forgetUser(userId: "speakers") }')
     assert name() == "[USER] speakers"
+
+
+def test_context_reads_of_a_hub_entity_are_bounded(
+    api: Api, remembered: list[dict[str, Any]]
+) -> None:
+    """Cards keep their strongest relations plus every cued one; cued evidence keeps the newest
+    ids of each relation — against the real engine, compared with the unbounded reads."""
+    store = api.runtime.service.store
+    catalog = store.catalog(USER)
+    full = store.entities(USER, [e.key for e in catalog])
+    hub = max(full.values(), key=lambda card: len(card.relations))
+    assert len(hub.relations) > 3, "the conversation has no entity with enough relations"
+    cued = hub.relations[-1].type  # a type among its weakest relations
+    bounded = store.entities(USER, [hub.key], max_relations=2, cued=[cued])[hub.key]
+    expected = [r for i, r in enumerate(hub.relations) if i < 2 or r.type == cued]
+    assert list(bounded.relations) == expected
+    assert len(bounded.relations) < len(hub.relations)
+
+    # a relation restated three times: its evidence list grows, and only the newest id is read
+    said = [
+        api.ok(REMEMBER, input={"userId": "restated", "speaker": "Ann", "text": text})
+        for text in (
+            "Mary lives in Boston.",
+            "Mary still lives in Boston.",
+            "Mary lives in Boston, near the river.",
+        )
+    ]
+    everything = store.relation_evidence("restated", ["person:mary"], ["LIVES_IN"], limit=1_000)
+    newest = store.relation_evidence("restated", ["person:mary"], ["LIVES_IN"], limit=1)
+    assert [row["evidence"] for row in everything] == [[s["remember"]["id"] for s in said]]
+    assert [row["evidence"] for row in newest] == [[said[-1]["remember"]["id"]]]
