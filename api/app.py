@@ -23,7 +23,7 @@ from api import runtime as runtime_module
 from api.auth import KeyRing
 from api.errors import format_error
 from api.schema import Context, schema
-from graph.settings import Settings
+from api.settings import Settings
 
 log = logging.getLogger("recollect.app")
 

@@ -17,10 +17,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from api.settings import Settings
 from graph.errors import InvalidInput, RecollectError
 from graph.executor import Executor
 from graph.ingest import NewMemory, validate
-from graph.settings import Settings
 
 log = logging.getLogger("recollect.cli")
 
@@ -183,7 +183,7 @@ def ingest(args: argparse.Namespace) -> int:
 
 def context(args: argparse.Namespace) -> int:
     from api.runtime import start
-    from graph.retrieval import ContextRequest, retrieve
+    from graph.recall.retrieval import ContextRequest, retrieve
 
     settings = _settings(args)
     runtime = start(settings)

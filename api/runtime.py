@@ -11,13 +11,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from api.settings import Settings
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
 from graph.engine import EmbeddedEngine
 from graph.executor import BoltExecutor, Executor, FalkorExecutor
+from graph.recall.sessions import end_idle_sessions
 from graph.service import MemoryService
-from graph.sessions import end_idle_sessions
-from graph.settings import Settings
 from graph.store import Store
 from graph.vectors import VectorStore
 

@@ -26,12 +26,12 @@ from extraction.keys import ENTITY_TYPES
 from graph import ingest
 from graph.errors import InvalidInput, NotFound
 from graph.ingest import NewMemory
+from graph.recall.retrieval import ContextRequest, ContextResult, retrieve
+from graph.recall.retrieval import ScoredMemory as RankedMemory
+from graph.recall.scoring import PRESETS, Weights
+from graph.recall.sessions import end_session
 from graph.records import EntityRecord, MemoryRecord
-from graph.retrieval import ContextRequest, ContextResult, retrieve
-from graph.retrieval import ScoredMemory as RankedMemory
-from graph.scoring import PRESETS, Weights
 from graph.service import MemoryService
-from graph.sessions import end_session
 
 T = TypeVar("T")
 MAX_PAGE = 100

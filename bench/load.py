@@ -23,8 +23,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import httpx
-
-from api.spawn import children, rss_kb, served
+from spawn import children, rss_kb, served
 
 REMEMBER = "mutation($i: MemoryInput!) { remember(input: $i) { id } }"
 CONTEXT = "query($u: ID!, $m: String!) { context(userId: $u, message: $m) { tokens } }"

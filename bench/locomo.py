@@ -206,7 +206,7 @@ def service(url: str | None) -> Iterator[tuple[Client, Callable[[list[str]], np.
     from starlette.testclient import TestClient
 
     from api.app import create_app
-    from graph.settings import Settings
+    from api.settings import Settings
 
     with tempfile.TemporaryDirectory(prefix="recollect-locomo-") as tmp:
         settings = Settings(data_dir=Path(tmp), max_batch=1_000)

@@ -34,8 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-
-from api.spawn import children, rss_kb, served
+from spawn import children, rss_kb, served
 
 FIRST = [
     "Mary",

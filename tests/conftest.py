@@ -12,9 +12,9 @@ from starlette.testclient import TestClient
 
 from api.app import create_app
 from api.runtime import Runtime, start
+from api.settings import Settings
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
-from graph.settings import Settings
 
 
 @pytest.fixture(scope="session")

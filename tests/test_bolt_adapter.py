@@ -22,15 +22,15 @@ from typing import Any
 import pytest
 
 from api.runtime import Runtime, start
+from api.settings import Settings
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
 from graph.errors import StoreUnavailable
 from graph.executor import BoltExecutor, Executor
 from graph.ingest import NewMemory
-from graph.retrieval import ContextRequest, retrieve
-from graph.scoring import PRESETS
+from graph.recall.retrieval import ContextRequest, retrieve
+from graph.recall.scoring import PRESETS
 from graph.service import MemoryService
-from graph.settings import Settings
 from graph.store import Store
 from tests.conversation import USER, turns
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from graph.context import (
+from graph.ids import MemoryId
+from graph.recall.block import (
     CARDS_HEADER,
     EPISODES_HEADER,
     MEMORIES_HEADER,
@@ -11,7 +12,6 @@ from graph.context import (
     count_tokens,
     minimum_tokens,
 )
-from graph.ids import MemoryId
 from graph.records import EntityRecord, MemoryRecord, RelationRecord
 
 TIME = "[NOW] 2026-10-16 00:00 UTC (Friday)"

@@ -15,10 +15,10 @@ import httpx
 import pytest
 
 from api.runtime import start
-from api.spawn import children, served
+from api.settings import Settings
+from bench.spawn import children, served
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
-from graph.settings import Settings
 
 USER = "crash"
 BATCH = 32
@@ -72,7 +72,7 @@ def _verify(
         assert len(graph_ids) % BATCH == 0, "a batch was half-written"
         assert len(graph_ids) >= BATCH * len(acknowledged)
         assert runtime.service.vectors.ids(USER) == graph_ids
-        from graph.retrieval import ContextRequest, retrieve
+        from graph.recall.retrieval import ContextRequest, retrieve
 
         answer = retrieve(runtime.service, ContextRequest(USER, "Who visited Lisbon?"))
         assert answer.memories and "Lisbon" in answer.memories[0].memory.text

@@ -15,13 +15,13 @@ import networkx as nx
 import pytest
 
 from api.runtime import start
+from api.settings import Settings
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
 from graph.engine import EmbeddedEngine
 from graph.executor import FalkorExecutor
 from graph.export import Exporter, write_graphml
-from graph.retrieval import ContextRequest, retrieve
-from graph.settings import Settings
+from graph.recall.retrieval import ContextRequest, retrieve
 from tests.conftest import Api
 from tests.conversation import USER, turns
 from tests.test_api import REMEMBER_MANY

@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from graph import scoring
-from graph.scoring import DAY, Weights
+from graph.recall import scoring
+from graph.recall.scoring import DAY, Weights
 
 
 def test_recency_halves_every_half_life() -> None:

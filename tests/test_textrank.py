@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from graph.textrank import rank, sentences
+from graph.recall.textrank import rank, sentences
 
 
 def test_sentences_split_and_drop_fragments() -> None:

@@ -27,13 +27,13 @@ import numpy.typing as npt
 from extraction.embedder import embedding_text
 from extraction.keys import slug
 from extraction.resolver import Resolver
-from graph import scoring
-from graph.context import Ranked, Window, compose, minimum_tokens
 from graph.errors import InvalidInput
+from graph.recall import scoring
+from graph.recall.block import Ranked, Window, compose, minimum_tokens
+from graph.recall.scoring import Weights
+from graph.recall.sessions import turn_window
 from graph.records import EntityRecord, MemoryFacts, MemoryRecord
-from graph.scoring import Weights
 from graph.service import MemoryService
-from graph.sessions import turn_window
 
 Vector = npt.NDArray[np.float32]
 

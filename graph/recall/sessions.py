@@ -17,10 +17,10 @@ import time
 from dataclasses import dataclass
 
 from extraction.embedder import embedding_text
-from graph import textrank
-from graph.context import Window, day
 from graph.errors import NotFound
 from graph.ingest import NewMemory, check_user_id
+from graph.recall import textrank
+from graph.recall.block import Window, day
 from graph.records import MemoryRecord
 from graph.service import MemoryService
 
