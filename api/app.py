@@ -22,7 +22,8 @@ from strawberry.types import ExecutionResult
 from api import runtime as runtime_module
 from api.auth import KeyRing
 from api.errors import format_error
-from api.schema import Context, schema
+from api.loaders import Context
+from api.schema import schema
 from api.settings import Settings
 
 log = logging.getLogger("recollect.app")
@@ -39,11 +40,7 @@ class RecollectGraphQL(GraphQL[Context, None]):
         runtime = self.app_state.runtime
         keyring: KeyRing = self.app_state.keyring
         principal = keyring.authenticate(request.headers.get("authorization"))
-        return Context(
-            service=runtime.service,
-            principal=principal,
-            max_token_budget=runtime.settings.max_token_budget,
-        )
+        return Context(service=runtime.service, principal=principal)
 
     async def process_result(
         self, request: Request | WebSocket, result: ExecutionResult

@@ -21,6 +21,8 @@ from api.settings import Settings
 from graph.errors import InvalidInput, RecollectError
 from graph.executor import Executor
 from graph.ingest import NewMemory, validate
+from graph.limits import DEFAULT_MAX_MEMORIES
+from graph.recall.config import DEFAULT_PROFILE, PRESETS, preset
 
 log = logging.getLogger("recollect.cli")
 
@@ -88,6 +90,17 @@ def serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _timestamp(value: str, field: str) -> float:
+    """ISO 8601 (UTC when no offset is given) as epoch seconds; InvalidInput naming `field`."""
+    try:
+        stamp = datetime.fromisoformat(value)
+    except ValueError:
+        raise InvalidInput(field, f"{value!r} is not ISO 8601") from None
+    if stamp.tzinfo is None:
+        stamp = stamp.replace(tzinfo=UTC)
+    return stamp.timestamp()
+
+
 def parse_line(line: str, user: str | None, number: int) -> NewMemory:
     try:
         raw = json.loads(line)
@@ -105,15 +118,7 @@ def parse_line(line: str, user: str | None, number: int) -> NewMemory:
         raise InvalidInput(f"line {number}.userId", "is missing (or pass --user)")
     occurred = values.get("occurred_at")
     if occurred is not None:
-        try:
-            stamp = datetime.fromisoformat(str(occurred))
-        except ValueError:
-            raise InvalidInput(
-                f"line {number}.occurredAt", f"{occurred!r} is not ISO 8601"
-            ) from None
-        if stamp.tzinfo is None:
-            stamp = stamp.replace(tzinfo=UTC)
-        values["occurred_at"] = stamp.timestamp()
+        values["occurred_at"] = _timestamp(str(occurred), f"line {number}.occurredAt")
     for name, kind in (("text", str), ("importance", int), ("pinned", bool)):
         if name in values and values[name] is not None and not isinstance(values[name], kind):
             raise InvalidInput(f"line {number}.{name}", f"must be a {kind.__name__}")
@@ -185,18 +190,20 @@ def context(args: argparse.Namespace) -> int:
     from api.runtime import start
     from graph.recall.retrieval import ContextRequest, retrieve
 
-    settings = _settings(args)
-    runtime = start(settings)
+    # the same defaults as the API's context query: the `default` preset unless --profile
+    request = ContextRequest(
+        user_id=args.user,
+        message=args.message,
+        as_of=_timestamp(args.as_of, "--as-of") if args.as_of else None,
+        max_memories=args.max_memories,
+        token_budget=args.token_budget,
+        speaker=args.speaker,
+        session_id=args.session,
+        config=preset(args.profile),
+    )
+    runtime = start(_settings(args))
     try:
-        result = retrieve(
-            runtime.service,
-            ContextRequest(
-                user_id=args.user,
-                message=args.message,
-                max_memories=args.max_memories,
-                token_budget=args.token_budget,
-            ),
-        )
+        result = retrieve(runtime.service, request)
     finally:
         runtime.close()
     if args.json:
@@ -206,11 +213,17 @@ def context(args: argparse.Namespace) -> int:
                     "text": result.text,
                     "tokens": result.tokens,
                     "seeds": result.seeds,
+                    "expanded": result.expanded,
                     "memories": [
                         {
                             "id": s.memory.id,
+                            "externalId": s.memory.external_id,
                             "text": s.memory.text,
                             "score": round(s.score, 4),
+                            "similarity": round(s.similarity, 4),
+                            "recency": round(s.recency, 4),
+                            "frequency": round(s.frequency, 4),
+                            "neighbour": round(s.neighbour, 4),
                             "via": list(s.via),
                         }
                         for s in result.memories
@@ -259,7 +272,7 @@ def export(args: argparse.Namespace) -> int:
     runtime = start(_settings(args))
     try:
         source = runtime.executor
-        users = [args.user] if args.user else runtime.service.store.users()
+        users = [args.user] if args.user else runtime.service.users()
         if args.graphml:
             counts = write_graphml(source, users, Path(args.graphml))
         else:
@@ -272,18 +285,13 @@ def export(args: argparse.Namespace) -> int:
                     task = progress.add_task(f"exporting to {args.to}", total=len(users))
                     for user_id in users:
                         done = exporter.copy_user(user_id)
-                        for name in ("memories", "entities", "mentions", "next", "relations"):
-                            setattr(counts, name, getattr(counts, name) + getattr(done, name))
-                        counts.users.append(user_id)
+                        counts.add(done)
                         progress.advance(task)
             finally:
                 target.close()
     finally:
         runtime.close()
-    print(
-        f"exported {len(counts.users)} users: {counts.memories} memories, {counts.entities} "
-        f"entities, {counts.mentions} mentions, {counts.next} next, {counts.relations} relations"
-    )
+    print(f"exported {counts.summary()}")
     return 0
 
 
@@ -321,8 +329,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("context", help="print the context block for a message")
     p.add_argument("message")
     p.add_argument("--user", required=True)
-    p.add_argument("--max-memories", type=int, default=8)
+    p.add_argument("--max-memories", type=int, default=DEFAULT_MAX_MEMORIES)
     p.add_argument("--token-budget", type=int)
+    p.add_argument("--profile", default=DEFAULT_PROFILE, help=f"preset: {', '.join(PRESETS)}")
+    p.add_argument("--as-of", help="answer as of this ISO 8601 time (default now)")
+    p.add_argument("--speaker", help="who is asking (default: the user's main speaker)")
+    p.add_argument("--session", help="the current session id (adds its turn window)")
     p.add_argument("--json", action="store_true", help="print JSON instead of the text block")
     data_dir(p)
     p.set_defaults(func=context)

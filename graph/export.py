@@ -22,6 +22,9 @@ EXPORT_STATEMENTS = {
     for noun in ("memories", "entities", "sessions", *EDGES)
 }
 
+COUNTED = ("memories", "entities", "sessions", "mentions", "next", "relations", "in_session",
+           "summaries")
+
 Progress = Callable[[str, int], None]
 
 
@@ -36,6 +39,16 @@ class ExportCounts:
     in_session: int = 0
     summaries: int = 0
     users: list[str] = field(default_factory=list)
+
+    def add(self, other: ExportCounts) -> None:
+        """Adds another user's counts (and users) to these."""
+        for name in COUNTED:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.users.extend(other.users)
+
+    def summary(self) -> str:
+        parts = ", ".join(f"{getattr(self, name)} {name.replace('_', '-')}" for name in COUNTED)
+        return f"{len(self.users)} users: {parts}"
 
 
 def _pages(rows: list[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:

@@ -1,12 +1,13 @@
-"""The memory service: ingest, deletion and reads, over one executor, one vector store and the
-models. Owns the per-user caches (entity catalogue, turns per speaker), the write lock and the
-threads that run models beside the request thread.
+"""The memory service: ingest, deletion and reads over one store, one vector store, one BM25 index
+set and the two models. Callers (graph/recall, api/) use its methods, never the parts behind it.
+Owns the per-user caches (entity catalogue, turns per speaker), the write lock and the threads that
+run models beside the request thread.
 
 Write order for a batch: validate all → idempotency look-up → extract (nlp.pipe, on the extraction
 thread) beside embed (batched, on the request thread), outside the write lock → under it:
-idempotency again, resolve, one graph statement, FAISS. The graph is the source of truth: a crash
-after the graph write leaves a memory without a vector, which `reconcile` (run at start) repairs.
-Synchronous by design; the API calls it from worker threads.
+idempotency again, resolve, one graph statement, FAISS and BM25. The graph is the source of truth:
+a crash after the graph write leaves a memory without a vector, which graph/reconcile.py (run at
+start) repairs. Synchronous by design; the API calls it from worker threads.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import logging
 import threading
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
@@ -23,20 +24,29 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from extraction.embedder import Embedder, embedding_text
-from extraction.extractor import Extractor
+from extraction.embedder import embedding_text
+from extraction.keys import ENTITY_TYPES
 from extraction.model import Extraction
+from extraction.protocols import TextEmbedder, TextExtractor
 from extraction.resolver import Resolver
 from graph import ingest
-from graph.errors import NotFound
+from graph.batch import batch_rows
+from graph.errors import InvalidInput, NotFound
 from graph.ids import MemoryId, is_memory_id, new_memory_id
 from graph.ingest import NewMemory
-from graph.lexical import LexicalIndexes
-from graph.records import EntityRecord, MemoryRecord
+from graph.lexical import LexicalIndexes, LexicalScores
+from graph.limits import Limits
+from graph.reconcile import ReconcileReport, reconcile
+from graph.records import EntityRecord, MemoryFacts, MemoryRecord
 from graph.store import Store
-from graph.vectors import VectorStore, decode_embedding, encode_embedding, to_faiss_id
+from graph.vectors import VectorStore, encode_embedding
 
 log = logging.getLogger("recollect.service")
+
+Vector = npt.NDArray[np.float32]
+# called off the request path after turns with a sessionId were written: (user_id, event time of
+# the newest turn written)
+AfterWrite = Callable[[str, float], object]
 
 
 @dataclass
@@ -45,43 +55,31 @@ class RememberResult:
     created: list[bool]
 
 
-@dataclass
-class ReconcileReport:
-    users: int = 0
-    added: int = 0
-    removed: int = 0
-    reembedded: int = 0
-    dropped_indexes: int = 0
-
-
 class MemoryService:
     def __init__(
         self,
         store: Store,
         vectors: VectorStore,
-        extractor: Extractor,
-        embedder: Embedder,
-        max_text_chars: int = 20_000,
-        max_batch: int = 1_000,
-        flush_seconds: float = 5.0,
+        extractor: TextExtractor,
+        embedder: TextEmbedder,
+        limits: Limits,
+        flush_seconds: float,
     ) -> None:
-        self.store = store
-        self.vectors = vectors
+        self._store = store
+        self._vectors = vectors
         self.extractor = extractor
         self.embedder = embedder
-        self.max_text_chars = max_text_chars
-        self.max_batch = max_batch
+        self.limits = limits
         self.flush_seconds = flush_seconds
         self._last_flush = 0.0
         self._write_lock = threading.Lock()
         self._catalog_lock = threading.Lock()
         self._catalogs: dict[str, Resolver] = {}
         self._speakers: dict[str, Counter[str]] = {}  # turns per speaker, guarded by _catalog_lock
-        self.lexical = LexicalIndexes(
+        self._lexical = LexicalIndexes(
             store.memory_texts, schedule=lambda rebuild, user: self.background(rebuild, user)
         )
-        # called off the request path after turns with a sessionId were written
-        self.after_write: Callable[[str, float, set[str]], object] | None = None
+        self.after_write: AfterWrite | None = None
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recollect-bg")
         # spaCy runs here while the embedder runs on the request thread (torch releases the GIL):
         # the two models share the cores instead of taking turns (README "Performance")
@@ -98,10 +96,11 @@ class MemoryService:
     # -- catalogue ----------------------------------------------------------------------------
 
     def catalog(self, user_id: str) -> Resolver:
+        """The user's known entities (read from the graph once, then kept in step by writes)."""
         with self._catalog_lock:
             resolver = self._catalogs.get(user_id)
             if resolver is None:
-                resolver = Resolver(self.store.catalog(user_id))
+                resolver = Resolver(self._store.catalog(user_id))
                 self._catalogs[user_id] = resolver
             return resolver
 
@@ -118,14 +117,22 @@ class MemoryService:
             counts = self._speakers.get(user_id)
         if counts is None:
             with self._write_lock:  # no write may land between the count and the cache
-                counts = Counter(self.store.speaker_turns(user_id))
+                counts = Counter(self._store.speaker_turns(user_id))
                 with self._catalog_lock:
                     counts = self._speakers.setdefault(user_id, counts)
         with self._catalog_lock:
             best = min(counts.items(), key=lambda item: (-item[1], item[0]), default=None)
         return best[0] if best is not None and best[1] > 0 else None
 
-    def embed_query(self, text: str) -> Future[npt.NDArray[np.float32]]:
+    # -- models -------------------------------------------------------------------------------
+
+    def extract(self, text: str, speaker: str | None = None) -> Extraction:
+        return self.extractor.extract(text, speaker)
+
+    def embed(self, texts: Sequence[str]) -> Vector:
+        return self.embedder.embed(texts)
+
+    def embed_query(self, text: str) -> Future[Vector]:
         """Embeds a message on the query pool, so the caller can read the graph meanwhile."""
         return self._queries.submit(lambda: self.embedder.embed([text])[0])
 
@@ -133,7 +140,7 @@ class MemoryService:
 
     def remember_many(self, inputs: Sequence[NewMemory]) -> RememberResult:
         batch = list(inputs)
-        ingest.validate_batch(batch, self.max_text_chars, self.max_batch)
+        ingest.validate_batch(batch, self.limits.max_text_chars, self.limits.max_batch)
         now = time.time()
         ids: list[MemoryId | None] = [None] * len(batch)
         created = [False] * len(batch)
@@ -148,11 +155,10 @@ class MemoryService:
                 turns = [batch[i] for i in positions if created[i] and batch[i].session_id]
                 if turns:
                     latest = max(t.occurred_at or now for t in turns)
-                    sessions = {t.session_id for t in turns if t.session_id}
-                    self.background(self.after_write, user_id, latest, sessions)
+                    self.background(self.after_write, user_id, latest)
         by_id: dict[MemoryId, MemoryRecord] = {}
         for user_id, positions in by_user.items():
-            by_id.update(self.store.memories(user_id, [ids[i] or "" for i in positions]))
+            by_id.update(self._store.memories(user_id, [ids[i] or "" for i in positions]))
         final = [MemoryId(i or "") for i in ids]
         lost = [i for i in final if i not in by_id]
         if lost:
@@ -165,7 +171,7 @@ class MemoryService:
         now = time.monotonic()
         if force or now - self._last_flush >= self.flush_seconds:
             self._last_flush = now
-            self.vectors.flush()
+            self._vectors.flush()
 
     def _dedupe(
         self,
@@ -179,7 +185,7 @@ class MemoryService:
         """Maps inputs that already exist (same externalId; without one, same normalised text and
         speaker; or the same within this batch) to their memory; returns the positions to create."""
         external = [e for i in positions if (e := batch[i].external_id)]
-        existing = self.store.find_existing(user_id, external, [hashes[i] for i in positions])
+        existing = self._store.find_existing(user_id, external, [hashes[i] for i in positions])
         by_external = {row["external_id"]: row["id"] for row in existing if row["external_id"]}
         by_hash = {row["content_hash"]: row["id"] for row in existing}
         fresh: list[int] = []
@@ -250,21 +256,21 @@ class MemoryService:
                 resolved.append(result)
                 for key, names in learned.items():
                     aliases[key] |= names
-            vectors = np.stack([embedded[i] for i in fresh])
+            fresh_ids = [ids[i] or "" for i in fresh]
+            matrix = np.stack([embedded[i] for i in fresh])
             sessions = sorted({s for i in fresh if (s := batch[i].session_id)})
-            params = _batch_params(
-                user_id,
+            rows = batch_rows(
                 [batch[i] for i in fresh],
-                [ids[i] or "" for i in fresh],
+                fresh_ids,
                 [hashes[i] for i in fresh],
                 resolved,
                 aliases,
-                [encode_embedding(v) for v in vectors],
+                [encode_embedding(v) for v in matrix],
                 self.embedder.model_id,
                 now,
-                self.store.last_in_sessions(user_id, sessions),
+                self._store.last_in_sessions(user_id, sessions),
             )
-            self.store.write_batch(user_id, **params)
+            self._store.write_batch(user_id, **rows)
             with self._catalog_lock:
                 speakers = self._speakers.get(user_id)
                 if speakers is not None:
@@ -272,16 +278,16 @@ class MemoryService:
                         s for i in fresh if (s := batch[i].speaker) and batch[i].kind == "turn"
                     )
             # counts in the cached catalogue follow the write
-            for entity in params["entities"]:
+            for entity in rows["entities"]:
                 known = resolver.entities.get(entity["key"])
                 if known is not None:
                     resolver.learn(
                         replace(known, mention_count=known.mention_count + entity["count"])
                     )
-            self.vectors.add(user_id, [ids[i] or "" for i in fresh], vectors)
-            self.lexical.add(
+            self._vectors.add(user_id, fresh_ids, matrix)
+            self._lexical.add(
                 user_id,
-                [ids[i] or "" for i in fresh],
+                fresh_ids,
                 [embedding_text(batch[i].text, batch[i].speaker) for i in fresh],
             )
 
@@ -290,42 +296,153 @@ class MemoryService:
     def forget(self, user_id: str, memory_id: str) -> bool:
         _check_ids(user_id, memory_id)
         with self._write_lock:
-            if not self.store.memories(user_id, [memory_id]):
+            if not self._store.memories(user_id, [memory_id]):
                 raise NotFound(f"no memory {memory_id!r} for this user")
-            self.store.forget(user_id, memory_id)
-            self.vectors.remove(user_id, [memory_id])
-            self.vectors.flush()
-            self.lexical.remove(user_id, [memory_id])
+            self._store.forget(user_id, memory_id)
+            self._vectors.remove(user_id, [memory_id])
+            self._vectors.flush()
+            self._lexical.remove(user_id, [memory_id])
             self._forget_catalog(user_id)
         return True
 
     def forget_user(self, user_id: str) -> int:
         ingest.check_user_id(user_id)
         with self._write_lock:
-            count = self.store.forget_user(user_id)
-            self.vectors.drop_user(user_id)
-            self.lexical.drop(user_id)
+            count = self._store.forget_user(user_id)
+            self._vectors.drop_user(user_id)
+            self._lexical.drop(user_id)
             self._forget_catalog(user_id)
         return count
 
     def pin(self, user_id: str, memory_id: str, pinned: bool) -> MemoryRecord:
         _check_ids(user_id, memory_id)
         with self._write_lock:
-            if not self.store.set_pinned(user_id, memory_id, pinned):
+            if not self._store.set_pinned(user_id, memory_id, pinned):
                 raise NotFound(f"no memory {memory_id!r} for this user")
         return self.memory(user_id, memory_id)
 
-    # -- reads --------------------------------------------------------------------------------
+    # -- reads: memories ----------------------------------------------------------------------
 
     def memory(self, user_id: str, memory_id: str) -> MemoryRecord:
         _check_ids(user_id, memory_id)
-        found = self.store.memories(user_id, [memory_id]).get(MemoryId(memory_id))
+        found = self._store.memories(user_id, [memory_id]).get(MemoryId(memory_id))
         if found is None:
             raise NotFound(f"no memory {memory_id!r} for this user")
         return found
 
-    def entities(self, user_id: str, keys: Sequence[str]) -> dict[str, EntityRecord]:
-        return self.store.entities(user_id, keys)
+    def memories(self, user_id: str, ids: Iterable[str]) -> dict[MemoryId, MemoryRecord]:
+        return self._store.memories(user_id, ids)
+
+    def memory_facts(self, user_id: str, ids: Iterable[str]) -> dict[MemoryId, MemoryFacts]:
+        return self._store.memory_facts(user_id, ids)
+
+    def find_existing(self, user_id: str, external_ids: list[str]) -> list[str]:
+        """Ids of the memories with these externalIds."""
+        return [row["id"] for row in self._store.find_existing(user_id, external_ids, [])]
+
+    def turn_neighbours(
+        self, user_id: str, ids: Sequence[str]
+    ) -> dict[str, tuple[str | None, str | None]]:
+        """Each memory's previous and next turn in its session (NEXT chain)."""
+        return self._store.neighbours(user_id, ids)
+
+    def search_vectors(self, user_id: str, query: Vector, k: int) -> list[tuple[MemoryId, float]]:
+        return self._vectors.search(user_id, query, k)
+
+    def stored_vectors(self, user_id: str, ids: Iterable[str]) -> dict[str, Vector]:
+        return self._vectors.vectors(user_id, ids)
+
+    def lexical_scores(self, user_id: str, query: str) -> LexicalScores:
+        return self._lexical.get(user_id).scores(query)
+
+    def users(self) -> list[str]:
+        return self._store.users()
+
+    # -- reads: entities ----------------------------------------------------------------------
+
+    def entities(
+        self,
+        user_id: str,
+        keys: Sequence[str],
+        max_relations: int | None = None,
+        cued: Iterable[str] = (),
+    ) -> dict[str, EntityRecord]:
+        """Entity cards; with `max_relations`, each carries its strongest relations and every
+        relation of a `cued` type (context cards), without it all of them (`entity(key)`)."""
+        return self._store.entities(user_id, keys, max_relations, cued)
+
+    def entity_memories(
+        self, user_id: str, keys: Sequence[str], limit: int
+    ) -> dict[str, list[MemoryRecord]]:
+        """The newest `limit` memories mentioning each entity."""
+        ids = self._store.entity_memory_ids(user_id, keys, limit)
+        records = self._store.memories(user_id, [i for v in ids.values() for i in v])
+        return {key: [records[i] for i in ids.get(key, []) if i in records] for key in keys}
+
+    def entity_memory_ids(
+        self, user_id: str, keys: Iterable[str], limit: int
+    ) -> dict[str, list[MemoryId]]:
+        return self._store.entity_memory_ids(user_id, keys, limit)
+
+    def relation_evidence(
+        self, user_id: str, keys: Sequence[str], types: Sequence[str], limit: int
+    ) -> list[dict[str, Any]]:
+        return self._store.relation_evidence(user_id, keys, types, limit)
+
+    def list_entities(
+        self,
+        user_id: str,
+        entity_type: str | None,
+        search: str | None,
+        after: str | None,
+        limit: int,
+    ) -> tuple[list[str], int]:
+        """One page of entity keys (plus one more, to tell whether a next page exists) in key
+        order, and the total count; `search` matches labels and aliases case-insensitively."""
+        ingest.check_user_id(user_id)
+        if entity_type is not None and entity_type not in ENTITY_TYPES:
+            raise InvalidInput("type", f"is {entity_type!r}; allowed {', '.join(ENTITY_TYPES)}")
+        ingest.check_no_nul(search, "search")
+        needle = search.strip().lower() if search and search.strip() else None
+        keys = self._store.list_entity_keys(user_id, entity_type, needle, after, limit + 1)
+        total = self._store.count_entities(user_id, entity_type, needle)
+        return keys, total
+
+    # -- reads and writes: sessions -----------------------------------------------------------
+
+    def session(self, user_id: str, session_id: str) -> dict[str, Any] | None:
+        return self._store.session(user_id, session_id)
+
+    def session_turns(self, user_id: str, session_id: str) -> list[MemoryRecord]:
+        """The session's turns in order (the NEXT chain)."""
+        ids = self._store.session_turn_ids(user_id, session_id)
+        records = self._store.memories(user_id, ids)
+        return [records[MemoryId(i)] for i in ids if MemoryId(i) in records]
+
+    def session_entities(self, user_id: str, session_id: str, limit: int) -> list[dict[str, Any]]:
+        return self._store.session_entities(user_id, session_id, limit)
+
+    def session_facts(self, user_id: str, session_id: str) -> list[dict[str, Any]]:
+        return self._store.session_facts(user_id, session_id)
+
+    def idle_sessions(self, user_id: str, before: float) -> list[str]:
+        """Open sessions whose last turn is before `before`."""
+        return self._store.idle_sessions(user_id, before)
+
+    def last_session(self, user_id: str, exclude: str | None) -> dict[str, Any] | None:
+        return self._store.last_session(user_id, exclude)
+
+    def mark_session_ended(
+        self, user_id: str, session_id: str, episode_id: str, now: float, topics: list[str]
+    ) -> None:
+        self._store.end_session(user_id, session_id, episode_id, now, topics)
+
+    def cache_window_summary(
+        self, user_id: str, session_id: str, sentences: list[str], upto: int
+    ) -> None:
+        self._store.cache_window_summary(user_id, session_id, sentences, upto)
+
+    # -- background work ----------------------------------------------------------------------
 
     def background(self, fn: Callable[..., object], *args: object) -> None:
         """Runs `fn` on the service's single background thread; failures are logged."""
@@ -345,49 +462,11 @@ class MemoryService:
     def touch_later(self, user_id: str, ids: Sequence[str]) -> None:
         """Access statistics are written off the request path; a failure never fails a request."""
         if ids:
-            self.background(self.store.touch, user_id, list(ids), time.time())
-
-    # -- start-up reconciliation --------------------------------------------------------------
+            self.background(self._store.touch, user_id, list(ids), time.time())
 
     def reconcile(self) -> ReconcileReport:
         """Makes every user's FAISS index agree with the graph (the source of truth)."""
-        report = ReconcileReport()
-        users = self.store.users()
-        stems = {VectorStore.stem_of(u) for u in users}
-        for stem in self.vectors.stored_users() - stems:
-            self.vectors.drop_stem(stem)
-            report.dropped_indexes += 1
-        for user_id in users:
-            report.users += 1
-            graph_ids = self.store.memory_vector_ids(user_id)
-            index_ids = self.vectors.ids(user_id)
-            extra = index_ids - set(graph_ids)
-            missing = [i for i in graph_ids if i not in index_ids]
-            if extra:
-                report.removed += self.vectors.remove(user_id, extra)
-            for start in range(0, len(missing), 256):
-                chunk = missing[start : start + 256]
-                rows = self.store.memory_embeddings(user_id, chunk)
-                ready = [
-                    r
-                    for r in rows
-                    if r.get("embedding_model") == self.embedder.model_id and r.get("embedding")
-                ]
-                stale = [r for r in rows if r not in ready]
-                if ready:
-                    matrix = np.stack([decode_embedding(r["embedding"]) for r in ready])
-                    self.vectors.add(user_id, [r["id"] for r in ready], matrix)
-                    report.added += len(ready)
-                if stale:
-                    matrix = self.embedder.embed(
-                        [embedding_text(r["text"], r.get("speaker")) for r in stale]
-                    )
-                    self.vectors.add(user_id, [r["id"] for r in stale], matrix)
-                    report.reembedded += len(stale)
-        self.vectors.flush()
-        if report.added or report.removed or report.reembedded or report.dropped_indexes:
-            log.info("vector reconciliation: %s", report)
-        return report
+        return reconcile(self._store, self._vectors, self.embedder)
 
 
 def _check_ids(user_id: str, memory_id: str) -> None:
@@ -395,128 +474,3 @@ def _check_ids(user_id: str, memory_id: str) -> None:
     ingest.check_user_id(user_id)
     if not is_memory_id(memory_id):
         raise NotFound(f"no memory {memory_id!r} for this user")
-
-
-def _batch_params(
-    user_id: str,
-    memories: list[NewMemory],
-    ids: list[str],
-    hashes: list[str],
-    extractions: list[Extraction],
-    aliases: dict[str, set[str]],
-    vectors: list[str],
-    model_id: str,
-    now: float,
-    session_tails: dict[str, str],
-) -> dict[str, list[dict[str, Any]]]:
-    """Pre-aggregates a batch into the flat lists write_memories.cypher unwinds.
-
-    `created_at` grows by a microsecond per position so the batch's order is kept, and each
-    memory of a session is chained (NEXT) after the session's previous one."""
-    memory_rows: list[dict[str, Any]] = []
-    next_edges: list[dict[str, str]] = []
-    sessions: dict[str, dict[str, Any]] = {}
-    in_session: list[dict[str, str]] = []
-    tails = dict(session_tails)
-    entities: dict[str, dict[str, Any]] = {}
-    mentions: list[dict[str, Any]] = []
-    relations: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for position, (memory, memory_id, digest, extraction, vector) in enumerate(
-        zip(memories, ids, hashes, extractions, vectors, strict=True)
-    ):
-        occurred = memory.occurred_at if memory.occurred_at is not None else now
-        if memory.session_id:
-            if memory.session_id in tails:
-                next_edges.append({"from": tails[memory.session_id], "to": memory_id})
-            tails[memory.session_id] = memory_id
-            session = sessions.setdefault(
-                memory.session_id,
-                {
-                    "id": memory.session_id,
-                    "count": 0,
-                    "started_at": occurred,
-                    "last_turn_at": occurred,
-                },
-            )
-            session["count"] += 1
-            session["started_at"] = min(session["started_at"], occurred)
-            session["last_turn_at"] = max(session["last_turn_at"], occurred)
-            in_session.append({"memory_id": memory_id, "session_id": memory.session_id})
-        importance = 1 if memory.importance is None else memory.importance
-        pinned = bool(memory.pinned)
-        memory_rows.append(
-            {
-                "id": memory_id,
-                "text": memory.text,
-                "caption": _caption(memory.text),
-                "speaker": memory.speaker,
-                "session_id": memory.session_id,
-                "occurred_at": occurred,
-                "created_at": now + position * 1e-6,
-                "external_id": memory.external_id,
-                "content_hash": digest,
-                "importance": importance,
-                "pinned": pinned,
-                "category": memory.category,
-                "fact_type": memory.fact_type,
-                "kind": memory.kind,
-                "vector_id": to_faiss_id(memory_id),
-                "embedding": vector,
-                "embedding_model": model_id,
-            }
-        )
-        for mention in extraction.mentions:
-            entity = entities.setdefault(
-                mention.key,
-                {
-                    "key": mention.key,
-                    "type": mention.type,
-                    "label": mention.label,
-                    "aliases": sorted(aliases.get(mention.key, set())),
-                    "count": 0,
-                    "first_seen": occurred,
-                    "last_seen": occurred,
-                },
-            )
-            entity["count"] += 1
-            entity["first_seen"] = min(entity["first_seen"], occurred)
-            entity["last_seen"] = max(entity["last_seen"], occurred)
-            mentions.append(
-                {"memory_id": memory_id, "key": mention.key, "as_speaker": mention.as_speaker}
-            )
-        for rel in extraction.relations:
-            row = relations.setdefault(
-                (rel.src, rel.type, rel.dst),
-                {
-                    "src": rel.src,
-                    "type": rel.type,
-                    "dst": rel.dst,
-                    "role": rel.role,
-                    "count": 0,
-                    "strong": 0,
-                    "evidence": [],
-                    "first_seen": occurred,
-                    "last_seen": occurred,
-                },
-            )
-            row["count"] += 1
-            row["strong"] += 1 if pinned or importance >= 3 else 0
-            row["evidence"].append(memory_id)
-            row["first_seen"] = min(row["first_seen"], occurred)
-            row["last_seen"] = max(row["last_seen"], occurred)
-            row["role"] = row["role"] or rel.role
-    return {
-        "memories": memory_rows,
-        "entities": list(entities.values()),
-        "mentions": mentions,
-        "relations": list(relations.values()),
-        "next": next_edges,
-        "sessions": list(sessions.values()),
-        "in_session": in_session,
-    }
-
-
-def _caption(text: str, limit: int = 60) -> str:
-    """A short caption for Neo4j Browser."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

@@ -1,7 +1,8 @@
 """Persistence of memories, entities and relations: named statements in, records out.
 
-Every statement is scoped by `user_id`; this module is the only caller of the executor besides
-start-up schema and reconciliation. It holds no state of its own.
+Every statement is scoped by `user_id`. Besides this module only the executor's owners run
+statements: api/runtime.py applies the schema, graph/export.py copies users between engines. The
+store holds no state of its own.
 """
 
 from __future__ import annotations
@@ -244,8 +245,8 @@ class Store:
         rows = self._run("session_turns", user_id=user_id, session_id=session_id)
         return [row["id"] for row in rows]
 
-    def idle_sessions(self, user_id: str, before: float, exclude: Sequence[str]) -> list[str]:
-        rows = self._run("idle_sessions", user_id=user_id, before=before, exclude=list(exclude))
+    def idle_sessions(self, user_id: str, before: float) -> list[str]:
+        rows = self._run("idle_sessions", user_id=user_id, before=before)
         return [row["id"] for row in rows]
 
     def session_entities(self, user_id: str, session_id: str, limit: int) -> list[dict[str, Any]]:

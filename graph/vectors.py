@@ -190,7 +190,7 @@ class VectorStore:
                     continue
         return out
 
-    def stored_users(self) -> set[str]:
+    def stored_stems(self) -> set[str]:
         """File stems of indexes on disk (user ids are hashed, so stems, not ids)."""
         return {p.stem for p in self.directory.glob("*.faiss")}
 

@@ -195,9 +195,9 @@ def test_idempotent_by_external_id_and_by_text(api: Api, remembered: list[dict[s
     first = api.ok(REMEMBER, input={"userId": USER, "text": "I collect vintage stamps."})
     second = api.ok(REMEMBER, input={"userId": USER, "text": "  i collect   VINTAGE stamps. "})
     assert first["remember"]["id"] == second["remember"]["id"]
-    count = api.runtime.service.store.count_memories(USER)
+    count = api.runtime.store.count_memories(USER)
     api.ok(REMEMBER, input={"userId": USER, "text": "I collect vintage stamps."})
-    assert api.runtime.service.store.count_memories(USER) == count
+    assert api.runtime.store.count_memories(USER) == count
 
 
 def test_entities_pagination_and_filters(api: Api, remembered: list[dict[str, Any]]) -> None:
@@ -251,20 +251,20 @@ def test_pin_marks_memory_and_strengthens_its_relations(
         id=memory_id,
     )["pin"]
     assert pinned == {"id": memory_id, "pinned": True}
-    jake = api.runtime.service.store.entities(USER, ["person:jake"])["person:jake"]
+    jake = api.runtime.store.entities(USER, ["person:jake"])["person:jake"]
     lives = [r for r in jake.relations if r.type == "LIVES_IN"]
     assert lives and lives[0].strong == 1
     api.ok(
         'mutation($id: ID!) { pin(userId: "alice", id: $id, pinned: false) { id } }', id=memory_id
     )
-    jake = api.runtime.service.store.entities(USER, ["person:jake"])["person:jake"]
+    jake = api.runtime.store.entities(USER, ["person:jake"])["person:jake"]
     assert [r for r in jake.relations if r.type == "LIVES_IN"][0].strong == 0
 
 
 def test_forget_removes_memory_vector_and_orphans(
     api: Api, remembered: list[dict[str, Any]]
 ) -> None:
-    service = api.runtime.service
+    runtime = api.runtime
     made = api.ok(
         REMEMBER,
         input={
@@ -274,39 +274,39 @@ def test_forget_removes_memory_vector_and_orphans(
         },
     )["remember"]
     memory_id = made["id"]
-    keys = {e.key for e in service.store.catalog(USER)}
+    keys = {e.key for e in runtime.store.catalog(USER)}
     assert {"person:rafael", "org:initech", "place:lisbon"} <= keys
-    assert memory_id in service.vectors.ids(USER)
+    assert memory_id in runtime.vectors.ids(USER)
     assert api.ok('mutation($id: ID!) { forget(userId: "alice", id: $id) }', id=memory_id) == {
         "forget": True
     }
     assert api.ok('query($id: ID!) { memory(userId: "alice", id: $id) { id } }', id=memory_id) == {
         "memory": None
     }
-    keys = {e.key for e in service.store.catalog(USER)}
+    keys = {e.key for e in runtime.store.catalog(USER)}
     assert not {"person:rafael", "org:initech", "place:lisbon"} & keys
-    assert memory_id not in service.vectors.ids(USER)
-    alice = service.store.entities(USER, ["person:alice_smith"])["person:alice_smith"]
+    assert memory_id not in runtime.vectors.ids(USER)
+    alice = runtime.store.entities(USER, ["person:alice_smith"])["person:alice_smith"]
     assert all(r.target != "person:rafael" for r in alice.relations)
     assert "person:alice_smith" in keys  # still backed by other memories
 
 
 def test_forget_user_leaves_nothing(api: Api, remembered: list[dict[str, Any]]) -> None:
-    service = api.runtime.service
+    runtime = api.runtime
     other = [
         {"userId": "zed", "text": t, "speaker": "Zed"}
         for t in ("I live in Oslo.", "My sister Ida works at Equinor.", "I love skiing.")
     ]
     api.ok(REMEMBER_MANY, inputs=other)
-    before_alice = service.store.count_memories(USER)
-    assert service.vectors.count("zed") == 3
+    before_alice = runtime.store.count_memories(USER)
+    assert runtime.vectors.count("zed") == 3
     assert api.ok('mutation { forgetUser(userId: "zed") }') == {"forgetUser": 3}
-    assert service.store.count_memories("zed") == 0
-    assert service.store.catalog("zed") == []
-    assert service.vectors.count("zed") == 0
-    stem = service.vectors.stem_of("zed")
-    assert not list(service.vectors.directory.glob(f"{stem}*"))
-    assert service.store.count_memories(USER) == before_alice
+    assert runtime.store.count_memories("zed") == 0
+    assert runtime.store.catalog("zed") == []
+    assert runtime.vectors.count("zed") == 0
+    stem = runtime.vectors.stem_of("zed")
+    assert not list(runtime.vectors.directory.glob(f"{stem}*"))
+    assert runtime.store.count_memories(USER) == before_alice
     assert api.ok('mutation { forgetUser(userId: "zed") }') == {"forgetUser": 0}
 
 
@@ -325,7 +325,7 @@ BAD_INPUTS = [
 def test_bad_input_is_rejected_and_writes_nothing(
     api: Api, remembered: list[dict[str, Any]], payload: dict[str, Any], code: str, message: str
 ) -> None:
-    store = api.runtime.service.store
+    store = api.runtime.store
     before = store.count_memories(USER)
     body = api.raw(REMEMBER, input=payload)
     assert body["errors"][0]["extensions"]["code"] == code
@@ -334,7 +334,7 @@ def test_bad_input_is_rejected_and_writes_nothing(
 
 
 def test_one_bad_input_rejects_the_whole_batch(api: Api, remembered: list[dict[str, Any]]) -> None:
-    store = api.runtime.service.store
+    store = api.runtime.store
     before = store.count_memories(USER)
     body = api.raw(
         REMEMBER_MANY,
@@ -413,7 +413,7 @@ def test_graphiql_is_served(api: Api) -> None:
 
 
 def test_session_turns_are_chained_in_order(api: Api, remembered: list[dict[str, Any]]) -> None:
-    store = api.runtime.service.store
+    store = api.runtime.store
     ids = [m["id"] for m in remembered]
     links = store.neighbours(USER, [ids[3], ids[9], ids[10]])
     assert links[ids[3]] == (ids[2], ids[4])
@@ -423,7 +423,7 @@ def test_session_turns_are_chained_in_order(api: Api, remembered: list[dict[str,
 
 
 def test_forget_closes_the_gap_in_the_session_chain(api: Api) -> None:
-    store = api.runtime.service.store
+    store = api.runtime.store
     made = api.ok(
         REMEMBER_MANY,
         inputs=[
@@ -505,7 +505,7 @@ def test_context_reads_of_a_hub_entity_are_bounded(
 ) -> None:
     """Cards keep their strongest relations plus every cued one; cued evidence keeps the newest
     ids of each relation — against the real engine, compared with the unbounded reads."""
-    store = api.runtime.service.store
+    store = api.runtime.store
     catalog = store.catalog(USER)
     full = store.entities(USER, [e.key for e in catalog])
     hub = max(full.values(), key=lambda card: len(card.relations))

@@ -50,7 +50,7 @@ def test_missing_and_unknown_keys_are_unauthenticated(secured: Api) -> None:
     for key in (None, "nope"):
         body = _post(secured, REMEMBER, key, u="alice", t="My sister Mary lives in Boston.")
         assert body["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
-    assert secured.runtime.service.store.count_memories("alice") == 0
+    assert secured.runtime.store.count_memories("alice") == 0
 
 
 def test_one_users_key_cannot_read_or_write_another_user(secured: Api) -> None:
@@ -70,4 +70,4 @@ def test_one_users_key_cannot_read_or_write_another_user(secured: Api) -> None:
     )
     body = _post(secured, 'mutation { forgetUser(userId: "alice") }', "key-b")
     assert body["errors"][0]["extensions"]["code"] == "FORBIDDEN"
-    assert secured.runtime.service.store.count_memories("alice") == 1
+    assert secured.runtime.store.count_memories("alice") == 1

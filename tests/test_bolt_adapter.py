@@ -29,7 +29,6 @@ from graph.errors import StoreUnavailable
 from graph.executor import BoltExecutor, Executor
 from graph.ingest import NewMemory
 from graph.recall.retrieval import ContextRequest, retrieve
-from graph.recall.scoring import PRESETS
 from graph.service import MemoryService
 from graph.store import Store
 from tests.conversation import USER, turns
@@ -92,7 +91,7 @@ def _canonical(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def _reads(runtime: Runtime) -> dict[str, dict[str, Any]]:
-    store = runtime.service.store
+    store = runtime.store
     ids = list(store.memory_vector_ids(USER))[:12]
     keys = ["person:mary", "person:alice_smith", "place:boston", "org:acme_corp"]
     base = {"user_id": USER}
@@ -185,11 +184,13 @@ def test_context_over_bolt_reads_matches_native(
     runtime, bolt = served
     native = runtime.service
     router = _ReadsOverBolt(runtime.executor, bolt)
-    over_bolt = MemoryService(Store(router), native.vectors, extractor, embedder)
+    over_bolt = MemoryService(
+        Store(router), runtime.vectors, extractor, embedder, native.limits, native.flush_seconds
+    )
     try:
         as_of = time.time()
         for question in QUESTIONS:
-            request = ContextRequest(USER, question, as_of=as_of, weights=PRESETS["default"])
+            request = ContextRequest(USER, question, as_of=as_of)
             expected = retrieve(native, request)
             got = retrieve(over_bolt, request)
             assert got.text == expected.text, question

@@ -68,7 +68,7 @@ def test_count_tokens_counts_words_and_symbols() -> None:
 
 
 def test_compose_has_every_section_in_order() -> None:
-    block = compose(TIME, USER, labels=LABELS, budget=None, **_parts())  # type: ignore[arg-type]
+    block = compose(TIME, USER, labels=LABELS, budget=None, relations_shown=4, **_parts())  # type: ignore[arg-type]
     text = block.text
     assert text.startswith(f"{TIME}\n{USER}")
     positions = [
@@ -81,11 +81,11 @@ def test_compose_has_every_section_in_order() -> None:
 
 
 def test_budget_prunes_in_the_documented_order_and_is_never_exceeded() -> None:
-    full = compose(TIME, USER, labels=LABELS, budget=None, **_parts())  # type: ignore[arg-type]
+    full = compose(TIME, USER, labels=LABELS, budget=None, relations_shown=4, **_parts())  # type: ignore[arg-type]
     floor = minimum_tokens(TIME, USER)
     previous: list[str] = []
     for budget in range(full.tokens, floor - 1, -3):
-        block = compose(TIME, USER, labels=LABELS, budget=budget, **_parts())  # type: ignore[arg-type]
+        block = compose(TIME, USER, labels=LABELS, budget=budget, relations_shown=4, **_parts())  # type: ignore[arg-type]
         assert block.tokens <= budget
         assert block.text.startswith(f"{TIME}\n{USER}")
         # a smaller budget prunes what a larger one did, and then more
@@ -106,6 +106,6 @@ def test_budget_prunes_in_the_documented_order_and_is_never_exceeded() -> None:
 
 def test_minimum_budget_keeps_only_the_time_and_user_lines() -> None:
     floor = minimum_tokens(TIME, USER)
-    block = compose(TIME, USER, labels=LABELS, budget=floor, **_parts())  # type: ignore[arg-type]
+    block = compose(TIME, USER, labels=LABELS, budget=floor, relations_shown=4, **_parts())  # type: ignore[arg-type]
     assert block.text == f"{TIME}\n{USER}"
     assert block.tokens == floor

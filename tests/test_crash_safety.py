@@ -59,7 +59,7 @@ def _verify(
 ) -> None:
     runtime = start(Settings(data_dir=data_dir), extractor, embedder)
     try:
-        store = runtime.service.store
+        store = runtime.store
         graph_ids = set(store.memory_vector_ids(USER))
         for ids in acknowledged.values():
             assert set(ids) <= graph_ids, "an acknowledged memory was lost"
@@ -71,7 +71,7 @@ def _verify(
         # all or nothing: every batch in the graph is complete, so the count is a multiple
         assert len(graph_ids) % BATCH == 0, "a batch was half-written"
         assert len(graph_ids) >= BATCH * len(acknowledged)
-        assert runtime.service.vectors.ids(USER) == graph_ids
+        assert runtime.vectors.ids(USER) == graph_ids
         from graph.recall.retrieval import ContextRequest, retrieve
 
         answer = retrieve(runtime.service, ContextRequest(USER, "Who visited Lisbon?"))

@@ -43,6 +43,6 @@ def test_engine_killed_is_restarted_and_nothing_acknowledged_is_lost(
         assert health["engine"]["ok"] and health["engine"]["restarts"] == 1
         # writes work again and the index still agrees with the graph
         again = api.ok(REMEMBER, t="Mary moved to Denver.")["remember"]["id"]
-        assert {made, again} <= api.runtime.service.vectors.ids("u")
+        assert {made, again} <= api.runtime.vectors.ids("u")
     finally:
         close_api(api)

@@ -97,7 +97,7 @@ def test_graphml(source: Api, tmp_path: Path) -> None:
     assert graph.number_of_nodes() == counts.memories + counts.entities + counts.sessions
     assert counts.sessions == 3 and counts.summaries == 2  # s01 and s08 ended by idleness
     assert counts.in_session == counts.memories - counts.summaries
-    assert counts.memories == source.runtime.service.store.count_memories(USER)
+    assert counts.memories == source.runtime.store.count_memories(USER)
     types = {data["type"] for _, _, data in graph.edges(data=True)}
     assert {"MENTIONS", "NEXT", "FAMILY_OF", "LIVES_IN"} <= types
     mary = graph.nodes[f"{USER}/person:mary"]

@@ -24,7 +24,7 @@ HOSTILE = [
 
 @pytest.mark.parametrize("text", HOSTILE)
 def test_hostile_text_is_stored_verbatim(api: Api, text: str) -> None:
-    before = {e.key for e in api.runtime.service.store.catalog("alice")}
+    before = {e.key for e in api.runtime.store.catalog("alice")}
     made = api.ok(
         REMEMBER,
         input={"userId": USER, "text": text, "speaker": text[:50], "externalId": text[:100]},
@@ -36,7 +36,7 @@ def test_hostile_text_is_stored_verbatim(api: Api, text: str) -> None:
     )["memory"]
     assert again == {"text": text}
     # nothing outside this user's scope changed, and the schema is intact
-    assert {e.key for e in api.runtime.service.store.catalog("alice")} == before
+    assert {e.key for e in api.runtime.store.catalog("alice")} == before
     block = api.ok(
         'query($m: String!) { context(userId: "hostile", message: $m) { text } }', m=text[:200]
     )["context"]
@@ -52,7 +52,7 @@ def test_hostile_text_is_stored_verbatim(api: Api, text: str) -> None:
     ],
 )
 def test_nul_characters_are_refused_by_name(api: Api, payload: dict[str, Any], field: str) -> None:
-    store = api.runtime.service.store
+    store = api.runtime.store
     before = store.count_memories(USER)
     body = api.raw(REMEMBER, input={"userId": USER, **payload})
     error = body["errors"][0]

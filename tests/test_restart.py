@@ -27,7 +27,7 @@ def test_restart_keeps_everything_and_reconciles_vectors(
     try:
         made = api.ok(REMEMBER_MANY, inputs=turns())["rememberMany"]
         before = _answer(api, "Where does Mary live?")
-        catalog = sorted(e.key for e in api.runtime.service.store.catalog(USER))
+        catalog = sorted(e.key for e in api.runtime.store.catalog(USER))
     finally:
         close_api(api)
 
@@ -35,10 +35,10 @@ def test_restart_keeps_everything_and_reconciles_vectors(
     try:
         assert api.runtime.reconcile["added"] == 0
         assert _answer(api, "Where does Mary live?") == before
-        assert sorted(e.key for e in api.runtime.service.store.catalog(USER)) == catalog
+        assert sorted(e.key for e in api.runtime.store.catalog(USER)) == catalog
         again = api.ok(REMEMBER_MANY, inputs=turns())["rememberMany"]
         assert [m["id"] for m in again] == [m["id"] for m in made]
-        vectors_dir = api.runtime.service.vectors.directory
+        vectors_dir = api.runtime.vectors.directory
     finally:
         close_api(api)
 
@@ -48,10 +48,10 @@ def test_restart_keeps_everything_and_reconciles_vectors(
     api, _ = open_api(tmp_path, extractor, embedder)
     try:
         # every memory: the turns and the episodes of the two sessions ended by idleness
-        total = api.runtime.service.store.count_memories(USER)
+        total = api.runtime.store.count_memories(USER)
         assert total == len(made) + 2
         assert api.runtime.reconcile["added"] == total
-        assert api.runtime.service.vectors.count(USER) == total
+        assert api.runtime.vectors.count(USER) == total
         assert _answer(api, "Where does Mary live?") == before
     finally:
         close_api(api)

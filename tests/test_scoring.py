@@ -4,8 +4,10 @@ import math
 
 import pytest
 
+from graph.errors import InvalidInput
 from graph.recall import scoring
-from graph.recall.scoring import DAY, Weights
+from graph.recall.config import PRESETS, Weights
+from graph.recall.scoring import DAY
 
 
 def test_recency_halves_every_half_life() -> None:
@@ -25,19 +27,19 @@ def test_frequency_is_normalised() -> None:
 
 
 def test_combine_uses_the_spec_weights() -> None:
-    assert scoring.combine(Weights(), 1.0, 0.5, 0.0) == pytest.approx(0.4 + 0.15)
+    assert scoring.combine(PRESETS["spec"].weights, 1.0, 0.5, 0.0) == pytest.approx(0.4 + 0.15)
 
 
 def test_combine_normalises_custom_weights() -> None:
-    assert scoring.combine(Weights(2, 0, 0), 0.5, 1.0, 1.0) == pytest.approx(0.5)
+    assert scoring.combine(Weights(2, 0, 0, 14), 0.5, 1.0, 1.0) == pytest.approx(0.5)
 
 
 @pytest.mark.parametrize(
     "weights",
-    [Weights(-1, 0, 0), Weights(0, 0, 0), Weights(math.nan, 1, 1), Weights(half_life_days=0)],
+    [Weights(-1, 0, 0, 14), Weights(0, 0, 0, 14), Weights(math.nan, 1, 1, 14), Weights(1, 0, 0, 0)],
 )
 def test_invalid_weights(weights: Weights) -> None:
-    with pytest.raises(ValueError, match="weights must|halfLifeDays"):
+    with pytest.raises(InvalidInput, match="weights: (must|halfLifeDays)"):
         weights.validate()
 
 

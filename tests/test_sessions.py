@@ -38,7 +38,7 @@ def sessions(
 
 
 def _session(api: Api, session_id: str) -> dict[str, Any]:
-    found = api.runtime.service.store.session(USER, session_id)
+    found = api.runtime.store.session(USER, session_id)
     assert found is not None
     return found
 
@@ -68,7 +68,7 @@ def test_end_session_writes_an_episode_with_the_key_facts(sessions: Api) -> None
     assert "Key facts: " in episode["text"]
     # ending again replaces the episode: one per session
     again = sessions.ok(END, s="s01")["endSession"]["episode"]
-    store = sessions.runtime.service.store
+    store = sessions.runtime.store
     rows = store.find_existing(USER, ["episode:s01"], [])
     assert [row["id"] for row in rows] == [again["id"]]
     # an episode repeats facts but is not evidence for them
@@ -99,7 +99,7 @@ def test_turn_window_of_the_current_session(sessions: Api) -> None:
 
 def test_window_summary_is_recomputed_only_when_the_session_grows(sessions: Api) -> None:
     sessions.ok(CONTEXT, m="Seattle plans", s="s15")
-    store = sessions.runtime.service.store
+    store = sessions.runtime.store
     store.cache_window_summary(USER, "s15", ["Alice Smith: marker sentence."], 12)
     cached = sessions.ok(CONTEXT, m="Seattle plans", s="s15")["context"]["window"]
     assert cached["middle"] == ["Alice Smith: marker sentence."]

@@ -34,7 +34,7 @@ def day(timestamp: float | None) -> str:
     return datetime.fromtimestamp(timestamp, tz=UTC).strftime("%Y-%m-%d")
 
 
-def card_line(card: EntityRecord, labels: dict[str, str], max_relations: int = 4) -> str:
+def card_line(card: EntityRecord, labels: dict[str, str], max_relations: int) -> str:
     parts = []
     for rel in card.relations[:max_relations]:
         arrow = "→" if rel.direction == "out" else "←"
@@ -96,11 +96,13 @@ def compose(
     window: Window | None,
     labels: dict[str, str],
     budget: int | None,
+    relations_shown: int,
 ) -> Block:
     """Assembles the block from its sources; over budget, prunes in this order and says what:
     the middle of the current session (oldest sentence first), memories and episodes (lowest score
     first), entity cards (last first), the first turns, then the last turns (oldest first). The
-    time and user lines are never pruned (callers reject budgets below `minimum_tokens`)."""
+    time and user lines are never pruned (callers reject budgets below `minimum_tokens`). Each
+    card shows its first `relations_shown` relations."""
     keep_cards = list(cards)
     keep_memories = list(memories)
     keep_episodes = list(episodes)
@@ -112,7 +114,8 @@ def compose(
     def build() -> str:
         sections = [f"{time_line}\n{user_line}"]
         if keep_cards:
-            sections.append("\n".join([CARDS_HEADER, *(card_line(c, labels) for c in keep_cards)]))
+            lines = [card_line(c, labels, relations_shown) for c in keep_cards]
+            sections.append("\n".join([CARDS_HEADER, *lines]))
         if keep_memories:
             sections.append(
                 "\n".join([MEMORIES_HEADER, *(memory_line(r.memory) for r in keep_memories)])

@@ -1,101 +1,72 @@
-"""Entity-first retrieval: the message's entities → one-hop expansion → candidates → score → block.
+"""Entity-first retrieval for `context`: the stages of graph/recall/stages.py run in order, with the
+service's reads between them.
 
-1. Mentions of the message (spaCy, plus n-grams of the message matched against the user's known
-   entity names, so lower-case or NER-missed names still count), resolved against the catalogue.
-2. Per seed, up to `expand_per_seed` neighbours: relations of a type the message cues first
-   ("work" → WORKS_AT), then relations backed by pinned or importance-3 memories (`strong`),
-   then the strongest by count. Memories that are the evidence of a cued relation of a seed are
-   candidates too, and count as a structural match inside Similarity (graph/scoring.py).
-3. Candidates: memories mentioning seeds or expanded entities (newest `per_entity` each) ∪ FAISS
-   top-k for the message.
-4. Score with graph/scoring.py; every memory carries its parts and `via`.
-5. Entity cards and memories rendered within the token budget (graph/context.py).
+1. Seeds: the message's mentions (spaCy) and n-grams naming known entities, resolved against the
+   user's catalogue; the relation types its words cue ("work" → WORKS_AT, WORKS_ON).
+2. Expansion: per seed, up to `expand_per_seed` linked entities (cued types first, then relations
+   backed by pinned or importance-3 memories, then the most frequent).
+3. Cued evidence: memories recorded as evidence of a seed's relation of a cued type; they are
+   candidates and count as a structural match inside Similarity (graph/recall/scoring.py).
+4. Candidates: the newest `per_entity` memories of each seed and expanded entity (hubs excepted),
+   ∪ BM25 top-k ∪ FAISS top-k ∪ cued evidence, each read as its facts only (time, kind, pinned,
+   entity keys). The candidates known without the message's vector are read while it is embedded.
+5. Scoring (stages.Scorer), then each of the best `neighbour_pool` brings its session neighbours
+   in and every memory adds `neighbours` × its best neighbour's score.
+6. Selection: memories not in the current session's window, episodes of other sessions.
+7. The block (graph/recall/block.py): header, entity cards, memories, episodes, the window, within
+   the token budget; full records are read only for what is shown.
 """
 
 from __future__ import annotations
 
-import re
 import time
-from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import numpy as np
 import numpy.typing as npt
 
 from extraction.embedder import embedding_text
-from extraction.keys import slug
-from extraction.resolver import Resolver
+from graph import ingest
 from graph.errors import InvalidInput
-from graph.recall import scoring
+from graph.lexical import LexicalScores
+from graph.limits import DEFAULT_MAX_MEMORIES, MAX_MEMORIES, Limits, check_range
 from graph.recall.block import Ranked, Window, compose, minimum_tokens
-from graph.recall.scoring import Weights
+from graph.recall.config import DEFAULT_CONFIG, RetrievalConfig
 from graph.recall.sessions import turn_window
+from graph.recall.stages import (
+    Scored,
+    Scorer,
+    adjacency,
+    card_keys,
+    cued_evidence,
+    entity_sources,
+    expand,
+    find_seeds,
+    neighbour_bonus,
+    rank,
+    select,
+)
 from graph.records import EntityRecord, MemoryFacts, MemoryRecord
 from graph.service import MemoryService
 
 Vector = npt.NDArray[np.float32]
-
-_WORD = re.compile(r"[\w'’-]+", re.UNICODE)
+ScoredMemory = Scored[MemoryRecord]
 
 
 @dataclass(frozen=True)
 class ContextRequest:
+    """What the caller asks; how to search is `config`, a named preset (graph/recall/config.py)."""
+
     user_id: str
     message: str
     as_of: float | None = None
-    max_memories: int = 8
+    max_memories: int = DEFAULT_MAX_MEMORIES
     token_budget: int | None = None
-    weights: Weights = field(default_factory=Weights)
     speaker: str | None = None
-    max_cards: int = 5
-    expand_per_seed: int = 2
-    per_entity: int = 50
-    hub_mentions: int = 2_000
-    card_relations: int = 20  # strongest relations per card, besides those of a cued type
-    evidence_per_relation: int = 20  # newest evidence memories of each cued relation
-    cued_evidence: int = 100  # evidence memories of cued relations, strongest relations first
-    vector_k: int = 50
-    lexical_k: int = 50
-    neighbour_pool: int = 30
     session_id: str | None = None
-    max_episodes: int = 2
-
-
-@dataclass(frozen=True)
-class ScoredMemory:
-    memory: MemoryRecord
-    score: float
-    similarity: float
-    recency: float
-    frequency: float
-    via: tuple[str, ...]
-    neighbour: float = 0.0  # the share of the best adjacent turn's score added to `score`
-
-
-@dataclass(frozen=True)
-class _Scored:
-    """A candidate while it is ranked: its facts only, not yet its text."""
-
-    facts: MemoryFacts
-    score: float
-    similarity: float
-    recency: float
-    frequency: float
-    via: tuple[str, ...]
-    neighbour: float = 0.0
-
-    def full(self, memory: MemoryRecord) -> ScoredMemory:
-        return ScoredMemory(
-            memory,
-            self.score,
-            self.similarity,
-            self.recency,
-            self.frequency,
-            self.via,
-            self.neighbour,
-        )
+    config: RetrievalConfig = DEFAULT_CONFIG
 
 
 @dataclass
@@ -111,29 +82,27 @@ class ContextResult:
     pruned: list[str] = field(default_factory=list)
 
 
-def message_keys(
-    service: MemoryService, user_id: str, message: str, speaker: str | None
-) -> tuple[list[str], frozenset[str]]:
-    """Known entity keys the message refers to (in order of appearance) and its relation cues."""
-    resolver = service.catalog(user_id)
-    keys: list[str] = []
-    extraction = service.extractor.extract(message, speaker)
-    for mention in extraction.mentions:
-        found = resolver.resolve_key(mention.key)
-        if found and found not in keys:
-            keys.append(found)
-    words = _WORD.findall(message)
-    for size in (3, 2, 1):
-        for start in range(len(words) - size + 1):
-            value = slug(" ".join(words[start : start + size]))
-            for key in resolver.named(value) if value else ():
-                if key not in keys:
-                    keys.append(key)
-    return keys, extraction.cues
+def check_request(request: ContextRequest, limits: Limits) -> None:
+    """Every argument check of a context call, for every entry point; errors name the field."""
+    ingest.check_user_id(request.user_id)
+    if not request.message.strip():
+        raise InvalidInput("message", "must not be empty")
+    ingest.check_no_nul(request.message, "message")
+    ingest.check_no_nul(request.speaker, "speaker")
+    ingest.check_no_nul(request.session_id, "sessionId")
+    if len(request.message) > limits.max_text_chars:
+        raise InvalidInput(
+            "message",
+            f"is {len(request.message)} characters; at most {limits.max_text_chars} allowed",
+        )
+    check_range(request.max_memories, "maxMemories", 1, MAX_MEMORIES)
+    if request.token_budget is not None:
+        check_range(request.token_budget, "tokenBudget", 1, limits.max_token_budget)
+    request.config.weights.validate()
 
 
 def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
-    request.weights.validate()
+    check_request(request, service.limits)
     as_of = request.as_of if request.as_of is not None else time.time()
     time_line, user_line = _header_lines(service, request, as_of)
     floor = minimum_tokens(time_line, user_line)
@@ -150,6 +119,19 @@ def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
         embedding.cancel()  # a failed call leaves no work queued; a running one just finishes
 
 
+@dataclass
+class Candidates:
+    """The memories that may answer, as facts (those that happened by `as_of`), with the cosine
+    of each to the message and what BM25 and FAISS found."""
+
+    facts: dict[str, MemoryFacts]
+    cosine: dict[str, float]
+    query: Vector
+    lexical: LexicalScores
+    vector_hits: frozenset[str]
+    lexical_hits: frozenset[str]
+
+
 def _retrieve(
     service: MemoryService,
     request: ContextRequest,
@@ -158,135 +140,55 @@ def _retrieve(
     user_line: str,
     embedding: Future[Vector],
 ) -> ContextResult:
-    user_id = request.user_id
+    user_id, config = request.user_id, request.config
     window = None
     if request.session_id is not None:
-        window = turn_window(service, user_id, request.session_id)
+        window = turn_window(service, user_id, request.session_id, config)
     resolver = service.catalog(user_id)
-    seeds, cues = message_keys(service, user_id, request.message, request.speaker)
-
-    # one-hop expansion
-    seed_cards = service.store.entities(user_id, seeds, request.card_relations, cues)
-    expanded: dict[str, str] = {}  # key -> "REL from seed"
-    for seed in seeds:
-        card = seed_cards.get(seed)
-        if card is None:
-            continue
-        ranked = sorted(
-            card.relations, key=lambda r: (r.type in cues, r.strong > 0, r.count), reverse=True
-        )
-        taken = 0
-        for rel in ranked:
-            if taken >= request.expand_per_seed:
-                break
-            if rel.target in seeds or rel.target in expanded:
-                continue
-            expanded[rel.target] = f"{rel.type} of {seed}"
-            taken += 1
-
-    # memories that are the evidence of a relation the message asks about
-    cued: dict[str, str] = {}
-    evidence = service.store.relation_evidence(
-        user_id, seeds, sorted(cues), request.evidence_per_relation
+    seeds = find_seeds(service.extract(request.message, request.speaker), resolver, request.message)
+    seed_cards = service.entities(user_id, seeds.keys, config.card_relations, seeds.cues)
+    expanded = expand(seeds, seed_cards, config.expand_per_seed)
+    evidence = service.relation_evidence(
+        user_id, seeds.keys, sorted(seeds.cues), config.evidence_per_relation
     )
-    # strongest relations first, until `cued_evidence` memories (an org WORKS_AT-related to
-    # hundreds of people would otherwise make each of their statements a candidate)
-    evidence.sort(key=lambda r: (r.get("strong") or 0, r.get("count") or 0), reverse=True)
-    for row in evidence:
-        for memory_id in reversed(row["evidence"] or ()):  # newest first
-            if len(cued) >= request.cued_evidence:
-                break
-            cued.setdefault(memory_id, f"relation:{row['type']}:{row['target']}")
-
-    # candidates: an entity mentioned by more than `hub_mentions` memories (the user, a constant
-    # topic) is no way to find one memory — reading its memories would grow with the user's
-    # history; it still counts for scoring through `relevant`
+    cued = cued_evidence(evidence, config.cued_evidence)
     counts = {key: entity.mention_count for key, entity in resolver.entities.items()}
-    sources = [k for k in [*seeds, *expanded] if counts.get(k, 0) <= request.hub_mentions]
-    entity_ids = service.store.entity_memory_ids(user_id, sources, request.per_entity)
-    k = max(request.vector_k, request.max_memories * 4)
-    lexical = service.lexical.get(user_id).scores(request.message)
-    lexical_top = lexical.top(max(request.lexical_k, k))
-    lexical_set = set(lexical_top)
-    max_count = max(counts.values(), default=0)
-    relevant = set(seeds) | set(expanded)
-    weights = request.weights
-
-    def facts_of(ids: list[str]) -> dict[str, MemoryFacts]:
-        found = service.store.memory_facts(user_id, ids)
-        return {str(i): m for i, m in found.items() if m.occurred_at <= as_of}
-
-    # the candidates known without the message's vector are read while it is being computed
-    early_ids = [*lexical_top, *cued]
-    for ids in entity_ids.values():
-        early_ids.extend(ids)
-    early = facts_of(early_ids)
-    query = embedding.result()
-    vector_hits = dict(service.vectors.search(user_id, query, k))
-    cosine: dict[str, float] = {str(k): v for k, v in vector_hits.items()}
-
-    def with_cosine(found: dict[str, MemoryFacts]) -> dict[str, MemoryFacts]:
-        missing = [i for i in found if i not in cosine]
-        for memory_id, vector in service.vectors.vectors(user_id, missing).items():
-            cosine[memory_id] = float(np.dot(vector, query))
-        return found
-
-    def fetch(ids: list[str]) -> dict[str, MemoryFacts]:
-        return with_cosine(facts_of(ids))
-
-    late = facts_of([i for i in vector_hits if i not in early])
-    candidates = with_cosine({**late, **early})
-
-    def score_one(memory_id: str, memory: MemoryFacts, extra: tuple[str, ...] = ()) -> _Scored:
-        sim = scoring.similarity(
-            cosine.get(memory_id, 0.0),
-            lexical.normalized(memory_id),
-            weights.lexical,
-            memory_id in cued,
-        )
-        rec = scoring.recency(memory.occurred_at, as_of, weights.half_life_days)
-        linked = [k for k in memory.entity_keys if k in relevant]
-        freq = max((scoring.frequency(counts.get(k, 0), max_count) for k in linked), default=0.0)
-        via = [f"entity:{k}" for k in linked if k in seeds]
-        via += [f"expanded:{k} ({expanded[k]})" for k in linked if k in expanded]
-        if memory_id in cued:
-            via.append(cued[memory_id])
-        if memory_id in vector_hits:
-            via.append("similarity")
-        if memory_id in lexical_set:
-            via.append("lexical")
-        if memory.pinned:
-            via.append("pinned")
-        via.extend(extra)
-        score = scoring.combine(weights, sim, rec, freq)
-        return _Scored(memory, score, sim, rec, freq, tuple(via))
-
-    scored = {i: score_one(i, m) for i, m in candidates.items()}
-    if weights.neighbours > 0 and scored:
-        scored = _with_neighbours(
-            service, user_id, scored, fetch, score_one, weights.neighbours, request.neighbour_pool
-        )
-    ordered = sorted(scored.values(), key=lambda s: (s.score, s.facts.occurred_at), reverse=True)
-    shown = {t.id for t in (window.first + window.last)} if window else set()
-    own_episode = f"episode:{request.session_id}"
-    top = [s for s in ordered if s.facts.kind != "episode" and s.facts.id not in shown]
-    top = top[: request.max_memories]
-    episodes = [
-        s for s in ordered if s.facts.kind == "episode" and s.facts.external_id != own_episode
-    ][: request.max_episodes]
-    records = service.store.memories(user_id, [s.facts.id for s in top + episodes])
-    shown_top = [s.full(records[s.facts.id]) for s in top if s.facts.id in records]
-    shown_episodes = [s.full(records[s.facts.id]) for s in episodes if s.facts.id in records]
-
-    # cards: seeds first, then expanded entities
-    card_keys = [*seeds, *expanded][: request.max_cards]
-    cards_by_key = dict(seed_cards)
-    cards_by_key.update(
-        service.store.entities(
-            user_id, [k for k in card_keys if k not in seed_cards], request.card_relations, cues
-        )
+    sources = entity_sources([*seeds.keys, *expanded], counts, config.hub_mentions)
+    entity_ids = service.entity_memory_ids(user_id, sources, config.per_entity)
+    early = [i for ids in entity_ids.values() for i in ids]
+    candidates = _gather(service, request, as_of, [*cued, *early], embedding)
+    scorer = Scorer(
+        request.config.weights,
+        as_of,
+        seeds.keys,
+        expanded,
+        cued,
+        counts,
+        max(counts.values(), default=0),
+        candidates.lexical,
+        candidates.vector_hits,
+        candidates.lexical_hits,
     )
-    cards = [cards_by_key[k] for k in card_keys if k in cards_by_key]
+    cosine = candidates.cosine
+    scored = {i: scorer.score(m, cosine.get(i, 0.0)) for i, m in candidates.facts.items()}
+    if config.weights.neighbours > 0 and scored:
+        scored = _with_neighbours(service, request, as_of, candidates, scorer, scored)
+    on_screen = {str(t.id) for t in (window.first + window.last)} if window else set()
+    own_episode = f"episode:{request.session_id}" if request.session_id is not None else None
+    top, episodes = select(
+        rank(scored.values()), on_screen, own_episode, request.max_memories, config.max_episodes
+    )
+    records = service.memories(user_id, [s.memory.id for s in top + episodes])
+    shown_top = [s.shown(records[s.memory.id]) for s in top if s.memory.id in records]
+    shown_episodes = [s.shown(records[s.memory.id]) for s in episodes if s.memory.id in records]
+
+    keys = card_keys(seeds, expanded, config.max_cards)
+    cards_by_key = dict(seed_cards)
+    missing = [k for k in keys if k not in seed_cards]
+    cards_by_key.update(service.entities(user_id, missing, config.card_relations, seeds.cues))
+    cards = [cards_by_key[k] for k in keys if k in cards_by_key]
+    targets = {rel.target for card in cards for rel in card.relations}
+    labels = {k: resolver.entities[k].label for k in targets if k in resolver.entities}
     block = compose(
         time_line,
         user_line,
@@ -294,8 +196,9 @@ def _retrieve(
         [Ranked(s.memory, s.score) for s in shown_top],
         [Ranked(s.memory, s.score) for s in shown_episodes],
         window,
-        _target_labels(resolver, cards),
+        labels,
         request.token_budget,
+        config.card_relations_shown,
     )
     shown_ids = set(block.memory_ids) | set(block.episode_ids)
     kept = [s for s in shown_top if s.memory.id in shown_ids]
@@ -306,7 +209,7 @@ def _retrieve(
         block.tokens,
         block.cards,
         kept,
-        seeds,
+        seeds.keys,
         list(expanded),
         kept_episodes,
         block.window,
@@ -314,10 +217,68 @@ def _retrieve(
     )
 
 
-def _target_labels(resolver: Resolver, cards: list[EntityRecord]) -> dict[str, str]:
-    """Display labels of the entities the cards' relations point at (only those)."""
-    targets = {rel.target for card in cards for rel in card.relations}
-    return {k: resolver.entities[k].label for k in targets if k in resolver.entities}
+def _facts(
+    service: MemoryService, user_id: str, as_of: float, ids: list[str]
+) -> dict[str, MemoryFacts]:
+    found = service.memory_facts(user_id, ids)
+    return {str(i): m for i, m in found.items() if m.occurred_at <= as_of}
+
+
+def _fill_cosine(
+    service: MemoryService, user_id: str, query: Vector, cosine: dict[str, float], ids: list[str]
+) -> None:
+    """Cosines of memories FAISS did not return, from their stored vectors."""
+    missing = [i for i in ids if i not in cosine]
+    for memory_id, vector in service.stored_vectors(user_id, missing).items():
+        cosine[memory_id] = float(np.dot(vector, query))
+
+
+def _gather(
+    service: MemoryService,
+    request: ContextRequest,
+    as_of: float,
+    known: list[str],
+    embedding: Future[Vector],
+) -> Candidates:
+    """Reads the candidates: those known without the message's vector (BM25's, the cued evidence,
+    the entities' memories in `known`) while it is computed, then FAISS's."""
+    user_id, config = request.user_id, request.config
+    k = max(config.vector_k, request.max_memories * 4)
+    lexical = service.lexical_scores(user_id, request.message)
+    lexical_top = lexical.top(max(config.lexical_k, k))
+    early = _facts(service, user_id, as_of, [*lexical_top, *known])
+    query = embedding.result()
+    vector_hits = dict(service.search_vectors(user_id, query, k))
+    cosine = {str(i): score for i, score in vector_hits.items()}
+    late = _facts(service, user_id, as_of, [i for i in vector_hits if i not in early])
+    facts = {**late, **early}
+    _fill_cosine(service, user_id, query, cosine, list(facts))
+    return Candidates(
+        facts, cosine, query, lexical, frozenset(vector_hits), frozenset(lexical_top)
+    )
+
+
+def _with_neighbours(
+    service: MemoryService,
+    request: ContextRequest,
+    as_of: float,
+    candidates: Candidates,
+    scorer: Scorer,
+    scored: dict[str, Scored[MemoryFacts]],
+) -> dict[str, Scored[MemoryFacts]]:
+    """The best `neighbour_pool` memories bring their session neighbours in as candidates, then
+    every memory gets the neighbour bonus (stages.neighbour_bonus)."""
+    user_id = request.user_id
+    pool = sorted(scored.values(), key=lambda s: s.score, reverse=True)
+    pool = pool[: request.config.neighbour_pool]
+    adjacent = adjacency(service.turn_neighbours(user_id, [s.memory.id for s in pool]))
+    fresh = [i for i in adjacent if i not in scored]
+    found = _facts(service, user_id, as_of, fresh)
+    _fill_cosine(service, user_id, candidates.query, candidates.cosine, list(found))
+    for memory_id, memory in found.items():
+        cosine = candidates.cosine.get(memory_id, 0.0)
+        scored[memory_id] = scorer.score(memory, cosine, ("neighbour",))
+    return neighbour_bonus(scored, adjacent, request.config.weights.neighbours)
 
 
 def _header_lines(service: MemoryService, request: ContextRequest, as_of: float) -> tuple[str, str]:
@@ -326,42 +287,9 @@ def _header_lines(service: MemoryService, request: ContextRequest, as_of: float)
     time_line = f"[NOW] {now.strftime('%Y-%m-%d %H:%M')} UTC ({now.strftime('%A')})"
     name = request.speaker or service.main_speaker(request.user_id)
     user_line = f"[USER] {request.user_id}" + (f" — {name}" if name else "")
-    last = service.store.last_session(request.user_id, request.session_id)
+    last = service.last_session(request.user_id, request.session_id)
     if last and last.get("last_turn_at") is not None:
         days = max(0, int((as_of - float(last["last_turn_at"])) // 86_400))
         ago = "today" if days == 0 else "1 day ago" if days == 1 else f"{days} days ago"
         user_line += f"; last session {last['id']} {ago}"
     return time_line, user_line
-
-
-def _with_neighbours(
-    service: MemoryService,
-    user_id: str,
-    scored: dict[str, _Scored],
-    fetch: Callable[[list[str]], dict[str, MemoryFacts]],
-    score_one: Callable[..., _Scored],
-    share: float,
-    pool_size: int,
-) -> dict[str, _Scored]:
-    """Adjacent turns of a session answer each other ("Did you go?" "Yes, last Sunday!"): the best
-    `pool_size` memories bring their NEXT-chain neighbours in as candidates, and every memory adds
-    `share` × the better of its neighbours' own scores to its score."""
-    pool = sorted(scored.values(), key=lambda s: s.score, reverse=True)[:pool_size]
-    links = service.store.neighbours(user_id, [s.facts.id for s in pool])
-    adjacent: dict[str, set[str]] = {}
-    for memory_id, pair in links.items():
-        for other in pair:
-            if other:
-                adjacent.setdefault(memory_id, set()).add(other)
-                adjacent.setdefault(other, set()).add(memory_id)
-    fresh = [i for i in adjacent if i not in scored]
-    for memory_id, memory in fetch(fresh).items():
-        scored[memory_id] = score_one(memory_id, memory, ("neighbour",))
-    out: dict[str, _Scored] = {}
-    for memory_id, item in scored.items():
-        best = max(
-            (scored[o].score for o in adjacent.get(memory_id, ()) if o in scored), default=0.0
-        )
-        bonus = share * best
-        out[memory_id] = replace(item, score=item.score + bonus, neighbour=bonus) if bonus else item
-    return out

@@ -2,57 +2,17 @@
 
 Score = w_s·Similarity + w_r·Recency + w_f·Frequency, with Recency = 0.5^(age_days / half_life)
 against `as_of`, Frequency the normalised count of memories that contain the entity key, and
-Similarity the cosine of the embeddings, raised for a structural match (see `similarity`).
+Similarity the cosine of the embeddings, raised for a structural match (see `similarity`). The
+weights and the named presets are in graph/recall/config.py.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+
+from graph.recall.config import Weights
 
 DAY = 86_400.0
-
-
-@dataclass(frozen=True)
-class Weights:
-    similarity: float = 0.4
-    recency: float = 0.3
-    frequency: float = 0.3
-    half_life_days: float = 14.0
-    # share of Similarity that comes from BM25 (0 = embeddings only, as in the spec)
-    lexical: float = 0.0
-    # share of the best adjacent turn's score added to a memory's score (0 = off, as in the spec)
-    neighbours: float = 0.0
-
-    def validate(self) -> None:
-        parts = (self.similarity, self.recency, self.frequency)
-        if any(not math.isfinite(p) or p < 0 for p in parts) or sum(parts) <= 0:
-            raise ValueError("weights must be finite, non-negative and not all zero")
-        if not math.isfinite(self.half_life_days) or self.half_life_days <= 0:
-            raise ValueError("halfLifeDays must be a positive number of days")
-        if not math.isfinite(self.lexical) or not 0 <= self.lexical <= 1:
-            raise ValueError("lexical must be between 0 and 1")
-        if not math.isfinite(self.neighbours) or not 0 <= self.neighbours <= 1:
-            raise ValueError("neighbours must be between 0 and 1")
-
-
-# Named presets: `spec` is the formula exactly as specified; `default` is what the service ships,
-# chosen on the LoCoMo dev split with bench/locomo.py (README "Retrieval quality"): conversations
-# span months and questions ask about any of it, so similarity carries the score, BM25 is 30% of
-# similarity, recency decays over a year instead of two weeks, and adjacent turns lend each other
-# 35% of their score. Recency and frequency keep a small weight: they cost nothing measurable there
-# and break ties toward what is recent and central in real use.
-PRESETS: dict[str, Weights] = {
-    "spec": Weights(),
-    "default": Weights(
-        similarity=0.9,
-        recency=0.05,
-        frequency=0.05,
-        half_life_days=365.0,
-        lexical=0.3,
-        neighbours=0.35,
-    ),
-}
 
 
 def recency(occurred_at: float, as_of: float, half_life_days: float) -> float:

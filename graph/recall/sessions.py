@@ -4,10 +4,10 @@ Turns with a sessionId belong to a `(:Session)`. Ending a session (explicitly, o
 once the user's newer turns are `idle_gap` past its last turn) writes an extractive episode: the
 session's key sentences chosen by TextRank over sentence embeddings, its top entities and topics,
 the key facts first seen in it (typed relations whose first evidence is one of its turns) and its
-open threads (questions left at its end). The episode is an ordinary memory (kind "episode"), so
-context scores it with the same formula as any memory. `turn_window` gives the current session as
-the first 2 and last 3 turns in full and the middle as its extractive summary, cached on the
-session node until the session grows.
+open threads (questions left at its end); the numbers are an `EpisodeConfig`. The episode is an
+ordinary memory (kind "episode"), so context scores it with the same formula as any memory.
+`turn_window` gives the current session as its first and last turns in full and the middle as its
+extractive summary (`RetrievalConfig.window_*`), cached on the session node until it grows.
 """
 
 from __future__ import annotations
@@ -21,14 +21,11 @@ from graph.errors import NotFound
 from graph.ingest import NewMemory, check_user_id
 from graph.recall import textrank
 from graph.recall.block import Window, day
+from graph.recall.config import EPISODES, EpisodeConfig, RetrievalConfig
 from graph.records import MemoryRecord
 from graph.service import MemoryService
 
 log = logging.getLogger("recollect.sessions")
-
-FIRST_TURNS = 2
-LAST_TURNS = 3
-KEY_SENTENCES = 4
 
 
 @dataclass
@@ -43,12 +40,6 @@ class SessionSummary:
     open_threads: list[str]
 
 
-def _turns(service: MemoryService, user_id: str, session_id: str) -> list[MemoryRecord]:
-    ids = service.store.session_turn_ids(user_id, session_id)
-    records = service.store.memories(user_id, ids)
-    return [records[i] for i in ids if i in records]  # type: ignore[index]
-
-
 def _key_sentences(service: MemoryService, turns: list[MemoryRecord], k: int) -> list[str]:
     items = [
         embedding_text(sentence, turn.speaker)
@@ -57,7 +48,7 @@ def _key_sentences(service: MemoryService, turns: list[MemoryRecord], k: int) ->
     ]
     if not items:
         return []
-    return textrank.summarize(items, service.embedder.embed(items), k)
+    return textrank.summarize(items, service.embed(items), k)
 
 
 def _fact(row: dict[str, object]) -> str:
@@ -66,21 +57,27 @@ def _fact(row: dict[str, object]) -> str:
 
 
 def end_session(
-    service: MemoryService, user_id: str, session_id: str, now: float | None = None
+    service: MemoryService,
+    user_id: str,
+    session_id: str,
+    now: float | None = None,
+    config: EpisodeConfig = EPISODES,
 ) -> SessionSummary:
     check_user_id(user_id)
-    turns = _turns(service, user_id, session_id)
+    turns = service.session_turns(user_id, session_id)
     if not turns:
         raise NotFound(f"no session {session_id!r} with turns for this user")
-    key = _key_sentences(service, turns, KEY_SENTENCES)
-    entities = service.store.session_entities(user_id, session_id, 8)
-    labels = [e["label"] for e in entities if e["type"] != "topic"][:5]
-    topics = [e["label"] for e in entities if e["type"] == "topic"][:5]
-    facts = [_fact(row) for row in service.store.session_facts(user_id, session_id)][:6]
-    speakers = {t.speaker for t in turns[-LAST_TURNS:]}
+    key = _key_sentences(service, turns, config.key_sentences)
+    entities = service.session_entities(user_id, session_id, config.entities_read)
+    labels = [e["label"] for e in entities if e["type"] != "topic"][: config.entities_shown]
+    topics = [e["label"] for e in entities if e["type"] == "topic"][: config.topics_shown]
+    facts = [_fact(row) for row in service.session_facts(user_id, session_id)]
+    facts = facts[: config.facts_shown]
+    closing = turns[-config.last_turns :]
+    speakers = {t.speaker for t in closing}
     open_threads = [
         embedding_text(t.text, t.speaker)
-        for t in turns[-LAST_TURNS:]
+        for t in closing
         if t.text.rstrip().endswith("?") and (t is turns[-1] or len(speakers) == 1)
     ]
     started, ended = turns[0].occurred_at, turns[-1].occurred_at
@@ -92,11 +89,10 @@ def end_session(
         parts.append("About: " + ", ".join(labels + topics) + ".")
     if open_threads:
         parts.append("Open: " + " ".join(open_threads))
-    text = " ".join(parts)[: service.max_text_chars]
+    text = " ".join(parts)[: service.limits.max_text_chars]
     external_id = f"episode:{session_id}"
-    old = service.store.find_existing(user_id, [external_id], [])
-    for row in old:
-        service.forget(user_id, row["id"])
+    for old in service.find_existing(user_id, [external_id]):
+        service.forget(user_id, old)
     result = service.remember_many(
         [
             NewMemory(
@@ -110,19 +106,19 @@ def end_session(
         ]
     )
     episode = result.records[0]
-    service.store.end_session(
+    service.mark_session_ended(
         user_id, session_id, episode.id, time.time() if now is None else now, topics
     )
     return SessionSummary(session_id, episode, len(turns), key, labels, topics, facts, open_threads)
 
 
 def end_idle_sessions(
-    service: MemoryService, user_id: str, latest: float, exclude: set[str], idle_gap: float
+    service: MemoryService, user_id: str, latest: float, idle_gap: float
 ) -> list[str]:
     """Ends the user's open sessions whose last turn is more than `idle_gap` seconds before
-    `latest` (the event time of the user's newest turns), except `exclude`."""
+    `latest` (the event time of the user's newest turns)."""
     ended = []
-    for session_id in service.store.idle_sessions(user_id, latest - idle_gap, sorted(exclude)):
+    for session_id in service.idle_sessions(user_id, latest - idle_gap):
         try:
             end_session(service, user_id, session_id)
             ended.append(session_id)
@@ -131,23 +127,26 @@ def end_idle_sessions(
     return ended
 
 
-def turn_window(service: MemoryService, user_id: str, session_id: str) -> Window | None:
-    session = service.store.session(user_id, session_id)
+def turn_window(
+    service: MemoryService, user_id: str, session_id: str, config: RetrievalConfig
+) -> Window | None:
+    session = service.session(user_id, session_id)
     if session is None:
         return None
-    turns = _turns(service, user_id, session_id)
+    turns = service.session_turns(user_id, session_id)
+    first, last = config.window_first, config.window_last
     window = Window(session_id, len(turns))
-    if len(turns) <= FIRST_TURNS + LAST_TURNS:
+    if len(turns) <= first + last:
         window.first = turns
         return window
-    window.first = turns[:FIRST_TURNS]
-    window.last = turns[-LAST_TURNS:]
-    middle = turns[FIRST_TURNS:-LAST_TURNS]
+    window.first = turns[:first]
+    window.last = turns[-last:]
+    middle = turns[first:-last]
     cached = session.get("window_summary")
     if cached is not None and session.get("window_upto") == len(turns):
         window.middle = list(cached)
     else:
-        k = max(1, min(5, len(middle) // 2))
+        k = max(1, min(config.window_middle, len(middle) // 2))
         window.middle = _key_sentences(service, middle, k)
-        service.store.cache_window_summary(user_id, session_id, window.middle, len(turns))
+        service.cache_window_summary(user_id, session_id, window.middle, len(turns))
     return window

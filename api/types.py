@@ -1,0 +1,318 @@
+"""GraphQL types of the contract (DESIGN.md; names fixed, extra fields are additions) and the
+mappers from service records to them. Nested fields resolve through the request's DataLoaders
+(api/loaders.py)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import strawberry
+from strawberry.types import Info
+
+from api.loaders import Context
+from graph.errors import NotFound
+from graph.ingest import NewMemory
+from graph.limits import MAX_PAGE, check_range
+from graph.recall.config import WEIGHT_NAMES
+from graph.recall.retrieval import ContextResult
+from graph.recall.retrieval import ScoredMemory as ScoredRecord
+from graph.recall.sessions import SessionSummary as SummaryRecord
+from graph.records import EntityRecord, MemoryRecord
+
+
+def dt(stamp: float | None) -> datetime | None:
+    return None if stamp is None else datetime.fromtimestamp(stamp, tz=UTC)
+
+
+def ts(value: datetime | None) -> float | None:
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.timestamp()
+
+
+def _ctx(info: Info[Context, None]) -> Context:
+    return info.context
+
+
+@strawberry.type(description="A typed relation between two entities, seen from one of them.")
+class Relation:
+    type: str
+    direction: str = strawberry.field(description="'out' when the card's entity is the source")
+    count: int
+    last_seen: datetime | None
+    first_seen: datetime | None
+    role: str | None = strawberry.field(description="e.g. 'sister' for FAMILY_OF")
+    target_key: strawberry.Private[str]
+    user_id: strawberry.Private[str]
+
+    @strawberry.field
+    async def target(self, info: Info[Context, None]) -> EntityCard:
+        record = await _ctx(info).entity_loader.load((self.user_id, self.target_key))
+        if record is None:
+            raise NotFound(f"entity {self.target_key!r} no longer exists")
+        return EntityCard.from_record(self.user_id, record)
+
+
+@strawberry.type(description="What the graph knows about one entity.")
+class EntityCard:
+    key: str
+    type: str
+    label: str
+    aliases: list[str]
+    mention_count: int
+    first_seen: datetime | None
+    last_seen: datetime | None
+    relations: list[Relation]
+    user_id: strawberry.Private[str]
+
+    @classmethod
+    def from_record(cls, user_id: str, record: EntityRecord) -> EntityCard:
+        return cls(
+            key=record.key,
+            type=record.type,
+            label=record.label,
+            aliases=list(record.aliases),
+            mention_count=record.mention_count,
+            first_seen=dt(record.first_seen),
+            last_seen=dt(record.last_seen),
+            user_id=user_id,
+            relations=[
+                Relation(
+                    type=r.type,
+                    direction=r.direction,
+                    count=r.count,
+                    last_seen=dt(r.last_seen),
+                    first_seen=dt(r.first_seen),
+                    role=r.role,
+                    target_key=r.target,
+                    user_id=user_id,
+                )
+                for r in record.relations
+            ],
+        )
+
+    @strawberry.field(description="Newest memories that mention this entity.")
+    async def memories(self, info: Info[Context, None], first: int | None = 10) -> list[Memory]:
+        first = check_range(10 if first is None else first, "first", 1, MAX_PAGE)
+        records = await _ctx(info).entity_memories_loader.load((self.user_id, self.key, first))
+        return [Memory.from_record(r) for r in records]
+
+
+@strawberry.type(description="One remembered text.")
+class Memory:
+    id: strawberry.ID
+    user_id: strawberry.ID
+    text: str
+    speaker: str | None
+    session_id: strawberry.ID | None
+    occurred_at: datetime | None
+    created_at: datetime
+    external_id: str | None
+    importance: int
+    pinned: bool
+    category: str | None
+    fact_type: str | None
+    access_count: int
+    last_accessed_at: datetime | None
+    kind: str = strawberry.field(description="'turn', or 'episode' for a session summary")
+    entity_keys: strawberry.Private[tuple[str, ...]]
+
+    @classmethod
+    def from_record(cls, record: MemoryRecord) -> Memory:
+        return cls(
+            id=strawberry.ID(record.id),
+            user_id=strawberry.ID(record.user_id),
+            text=record.text,
+            speaker=record.speaker,
+            session_id=strawberry.ID(record.session_id) if record.session_id else None,
+            occurred_at=dt(record.occurred_at),
+            created_at=dt(record.created_at) or datetime.now(UTC),
+            external_id=record.external_id,
+            importance=record.importance,
+            pinned=record.pinned,
+            category=record.category,
+            fact_type=record.fact_type,
+            access_count=record.access_count,
+            last_accessed_at=dt(record.last_accessed_at),
+            kind=record.kind,
+            entity_keys=record.entity_keys,
+        )
+
+    @strawberry.field(description="Entities this memory mentions (the speaker included).")
+    async def entities(self, info: Info[Context, None]) -> list[EntityCard]:
+        loader = _ctx(info).entity_loader
+        records = await loader.load_many([(str(self.user_id), k) for k in self.entity_keys])
+        return [EntityCard.from_record(str(self.user_id), r) for r in records if r is not None]
+
+
+@strawberry.type
+class ScoredMemory:
+    memory: Memory
+    score: float
+    similarity: float
+    recency: float
+    frequency: float
+    neighbour: float = strawberry.field(
+        description="Added to score: the profile's share of the best adjacent turn's score"
+    )
+    via: list[str] = strawberry.field(
+        description="Why it was found: entity:…, expanded:…, relation:…, similarity, lexical, "
+        "neighbour, pinned"
+    )
+
+
+@strawberry.type(description="What an agent pastes into its prompt, as text and as fields.")
+class ContextBlock:
+    text: str
+    tokens: int
+    entity_cards: list[EntityCard]
+    memories: list[ScoredMemory]
+    seeds: list[str] = strawberry.field(description="Entity keys the message resolved to")
+    expanded: list[str] = strawberry.field(description="Entity keys added by one-hop expansion")
+    episodes: list[ScoredMemory] = strawberry.field(
+        description="Summaries of earlier sessions, scored like memories"
+    )
+    window: TurnWindow | None = strawberry.field(
+        description="The current session (with sessionId): first and last turns, middle summary"
+    )
+    pruned: list[str] = strawberry.field(
+        description="What the token budget dropped, in order: window-middle, memory:<id>, "
+        "episode:<id>, card:<key>, turn:<id>"
+    )
+
+
+@strawberry.type(description="The current session as shown in the context block.")
+class TurnWindow:
+    session_id: strawberry.ID
+    turn_count: int
+    first: list[Memory]
+    middle: list[str] = strawberry.field(
+        description="Extractive summary (TextRank) of the turns between first and last"
+    )
+    last: list[Memory]
+
+
+@strawberry.type(description="The episode written when a session ends.")
+class SessionSummary:
+    session_id: strawberry.ID
+    turn_count: int
+    episode: Memory
+    key_sentences: list[str]
+    entities: list[str]
+    topics: list[str]
+    facts: list[str] = strawberry.field(description="Typed relations first seen in the session")
+    open_threads: list[str]
+
+
+@strawberry.type
+class EntityEdge:
+    cursor: str
+    node: EntityCard
+
+
+@strawberry.type
+class PageInfo:
+    has_next_page: bool
+    end_cursor: str | None
+
+
+@strawberry.type
+class EntityConnection:
+    edges: list[EntityEdge]
+    page_info: PageInfo
+    total_count: int
+
+
+@strawberry.input
+class MemoryInput:
+    user_id: strawberry.ID
+    text: str
+    speaker: str | None = None
+    session_id: strawberry.ID | None = None
+    occurred_at: datetime | None = None
+    external_id: str | None = None
+    importance: int | None = None
+    pinned: bool | None = None
+    category: str | None = None
+    fact_type: str | None = None
+
+    def to_new(self) -> NewMemory:
+        return NewMemory(
+            user_id=str(self.user_id),
+            text=self.text,
+            speaker=self.speaker,
+            session_id=str(self.session_id) if self.session_id is not None else None,
+            occurred_at=ts(self.occurred_at),
+            external_id=self.external_id,
+            importance=self.importance,
+            pinned=self.pinned,
+            category=self.category,
+            fact_type=self.fact_type,
+        )
+
+
+@strawberry.input(description="Overrides of the score weights (missing parts keep the profile's).")
+class ScoreWeightsInput:
+    similarity: float | None = None
+    recency: float | None = None
+    frequency: float | None = None
+    half_life_days: float | None = None
+    lexical: float | None = strawberry.field(
+        default=None, description="Share of Similarity from BM25, 0 to 1"
+    )
+    neighbours: float | None = strawberry.field(
+        default=None, description="Share of the best adjacent turn's score added, 0 to 1"
+    )
+
+    def overrides(self) -> dict[str, float | None]:
+        return {name: getattr(self, name) for name in WEIGHT_NAMES}
+
+
+def scored(s: ScoredRecord) -> ScoredMemory:
+    return ScoredMemory(
+        memory=Memory.from_record(s.memory),
+        score=s.score,
+        similarity=s.similarity,
+        recency=s.recency,
+        frequency=s.frequency,
+        neighbour=s.neighbour,
+        via=list(s.via),
+    )
+
+
+def context_block(user_id: str, result: ContextResult) -> ContextBlock:
+    window = result.window
+    return ContextBlock(
+        text=result.text,
+        tokens=result.tokens,
+        entity_cards=[EntityCard.from_record(user_id, c) for c in result.cards],
+        memories=[scored(s) for s in result.memories],
+        seeds=result.seeds,
+        expanded=result.expanded,
+        episodes=[scored(s) for s in result.episodes],
+        window=TurnWindow(
+            session_id=strawberry.ID(window.session_id),
+            turn_count=window.turn_count,
+            first=[Memory.from_record(t) for t in window.first],
+            middle=list(window.middle),
+            last=[Memory.from_record(t) for t in window.last],
+        )
+        if window
+        else None,
+        pruned=result.pruned,
+    )
+
+
+def session_summary(summary: SummaryRecord) -> SessionSummary:
+    return SessionSummary(
+        session_id=strawberry.ID(summary.session_id),
+        turn_count=summary.turn_count,
+        episode=Memory.from_record(summary.episode),
+        key_sentences=summary.key_sentences,
+        entities=summary.entities,
+        topics=summary.topics,
+        facts=summary.facts,
+        open_threads=summary.open_threads,
+    )

@@ -1,0 +1,138 @@
+"""Rows for `cypher/write_memories.cypher`: a batch of new memories pre-aggregated into the flat
+lists the statement unwinds (memories, entities, mentions, relations, sessions, the NEXT chain).
+
+Pre-aggregating in Python keeps the statement a plain walk over each list, so a batch is one atomic
+statement on both engines; only graph/store.py sends it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from extraction.model import Extraction
+from graph.ingest import NewMemory
+from graph.vectors import to_faiss_id
+
+
+def batch_rows(
+    memories: list[NewMemory],
+    ids: list[str],
+    hashes: list[str],
+    extractions: list[Extraction],
+    aliases: dict[str, set[str]],
+    vectors: list[str],
+    model_id: str,
+    now: float,
+    session_tails: dict[str, str],
+) -> dict[str, list[dict[str, Any]]]:
+    """Pre-aggregates a batch into the flat lists write_memories.cypher unwinds.
+
+    `created_at` grows by a microsecond per position so the batch's order is kept, and each
+    memory of a session is chained (NEXT) after the session's previous one."""
+    memory_rows: list[dict[str, Any]] = []
+    next_edges: list[dict[str, str]] = []
+    sessions: dict[str, dict[str, Any]] = {}
+    in_session: list[dict[str, str]] = []
+    tails = dict(session_tails)
+    entities: dict[str, dict[str, Any]] = {}
+    mentions: list[dict[str, Any]] = []
+    relations: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for position, (memory, memory_id, digest, extraction, vector) in enumerate(
+        zip(memories, ids, hashes, extractions, vectors, strict=True)
+    ):
+        occurred = memory.occurred_at if memory.occurred_at is not None else now
+        if memory.session_id:
+            if memory.session_id in tails:
+                next_edges.append({"from": tails[memory.session_id], "to": memory_id})
+            tails[memory.session_id] = memory_id
+            session = sessions.setdefault(
+                memory.session_id,
+                {
+                    "id": memory.session_id,
+                    "count": 0,
+                    "started_at": occurred,
+                    "last_turn_at": occurred,
+                },
+            )
+            session["count"] += 1
+            session["started_at"] = min(session["started_at"], occurred)
+            session["last_turn_at"] = max(session["last_turn_at"], occurred)
+            in_session.append({"memory_id": memory_id, "session_id": memory.session_id})
+        importance = 1 if memory.importance is None else memory.importance
+        pinned = bool(memory.pinned)
+        memory_rows.append(
+            {
+                "id": memory_id,
+                "text": memory.text,
+                "caption": caption(memory.text),
+                "speaker": memory.speaker,
+                "session_id": memory.session_id,
+                "occurred_at": occurred,
+                "created_at": now + position * 1e-6,
+                "external_id": memory.external_id,
+                "content_hash": digest,
+                "importance": importance,
+                "pinned": pinned,
+                "category": memory.category,
+                "fact_type": memory.fact_type,
+                "kind": memory.kind,
+                "vector_id": to_faiss_id(memory_id),
+                "embedding": vector,
+                "embedding_model": model_id,
+            }
+        )
+        for mention in extraction.mentions:
+            entity = entities.setdefault(
+                mention.key,
+                {
+                    "key": mention.key,
+                    "type": mention.type,
+                    "label": mention.label,
+                    "aliases": sorted(aliases.get(mention.key, set())),
+                    "count": 0,
+                    "first_seen": occurred,
+                    "last_seen": occurred,
+                },
+            )
+            entity["count"] += 1
+            entity["first_seen"] = min(entity["first_seen"], occurred)
+            entity["last_seen"] = max(entity["last_seen"], occurred)
+            mentions.append(
+                {"memory_id": memory_id, "key": mention.key, "as_speaker": mention.as_speaker}
+            )
+        for rel in extraction.relations:
+            row = relations.setdefault(
+                (rel.src, rel.type, rel.dst),
+                {
+                    "src": rel.src,
+                    "type": rel.type,
+                    "dst": rel.dst,
+                    "role": rel.role,
+                    "count": 0,
+                    "strong": 0,
+                    "evidence": [],
+                    "first_seen": occurred,
+                    "last_seen": occurred,
+                },
+            )
+            row["count"] += 1
+            row["strong"] += 1 if pinned or importance >= 3 else 0
+            row["evidence"].append(memory_id)
+            row["first_seen"] = min(row["first_seen"], occurred)
+            row["last_seen"] = max(row["last_seen"], occurred)
+            row["role"] = row["role"] or rel.role
+    return {
+        "memories": memory_rows,
+        "entities": list(entities.values()),
+        "mentions": mentions,
+        "relations": list(relations.values()),
+        "next": next_edges,
+        "sessions": list(sessions.values()),
+        "in_session": in_session,
+    }
+
+
+def caption(text: str, limit: int = 60) -> str:
+    """A short caption for Neo4j Browser."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

@@ -1,0 +1,221 @@
+"""The pure stages of entity-first retrieval: each takes plain values and returns one, so each can
+be tested alone (tests/test_stages.py); graph/recall/retrieval.py runs them in order and does the
+I/O between them.
+
+    seeds → expand → cued evidence → entity sources (hub cut-off) → [candidates read]
+          → Scorer.score → with neighbour bonus → rank → select → [cards, block]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Generic, TypeVar
+
+from extraction.keys import slug
+from extraction.model import Extraction
+from extraction.resolver import Resolver
+from graph.lexical import LexicalScores
+from graph.recall import scoring
+from graph.recall.config import Weights
+from graph.records import EntityRecord, MemoryFacts, MemoryRecord
+
+_WORD = re.compile(r"[\w'’-]+", re.UNICODE)
+
+M = TypeVar("M", MemoryFacts, MemoryRecord)
+
+
+@dataclass(frozen=True)
+class Scored(Generic[M]):
+    """A memory with its score and the parts of it. While candidates are ranked `memory` holds
+    only their facts; the few that are shown carry their full record."""
+
+    memory: M
+    score: float
+    similarity: float
+    recency: float
+    frequency: float
+    via: tuple[str, ...]
+    neighbour: float = 0.0  # the share of the best adjacent turn's score added to `score`
+
+    def shown(self, record: MemoryRecord) -> Scored[MemoryRecord]:
+        return Scored(
+            record,
+            self.score,
+            self.similarity,
+            self.recency,
+            self.frequency,
+            self.via,
+            self.neighbour,
+        )
+
+
+@dataclass(frozen=True)
+class Seeds:
+    """Known entity keys a message refers to, in order of appearance, and its relation cues."""
+
+    keys: list[str]
+    cues: frozenset[str]
+
+
+def find_seeds(extraction: Extraction, resolver: Resolver, message: str) -> Seeds:
+    """The message's mentions resolved against the catalogue, then every 3-, 2- and 1-word
+    n-gram of it that names a known entity (lower-case or NER-missed names still count)."""
+    keys: list[str] = []
+    for mention in extraction.mentions:
+        found = resolver.resolve_key(mention.key)
+        if found and found not in keys:
+            keys.append(found)
+    words = _WORD.findall(message)
+    for size in (3, 2, 1):
+        for start in range(len(words) - size + 1):
+            value = slug(" ".join(words[start : start + size]))
+            for key in resolver.named(value) if value else ():
+                if key not in keys:
+                    keys.append(key)
+    return Seeds(keys, extraction.cues)
+
+
+def expand(seeds: Seeds, cards: Mapping[str, EntityRecord], per_seed: int) -> dict[str, str]:
+    """One-hop expansion: per seed (in order), up to `per_seed` linked entities that are neither
+    seeds nor taken already — relations of a type the message cues first, then relations backed
+    by pinned or importance-3 memories, then the most frequent. Returns key → why."""
+    expanded: dict[str, str] = {}
+    for seed in seeds.keys:
+        card = cards.get(seed)
+        if card is None:
+            continue
+        ranked = sorted(
+            card.relations,
+            key=lambda r: (r.type in seeds.cues, r.strong > 0, r.count),
+            reverse=True,
+        )
+        taken = 0
+        for rel in ranked:
+            if taken >= per_seed:
+                break
+            if rel.target in seeds.keys or rel.target in expanded:
+                continue
+            expanded[rel.target] = f"{rel.type} of {seed}"
+            taken += 1
+    return expanded
+
+
+def cued_evidence(rows: Sequence[Mapping[str, Any]], cap: int) -> dict[str, str]:
+    """Evidence memories of the relations the message asks about, strongest relations first and
+    each relation's newest evidence first, until `cap` memories: an org WORKS_AT-related to
+    hundreds of people would otherwise make each of their statements a candidate. Returns
+    memory id → why."""
+    ordered = sorted(rows, key=lambda r: (r.get("strong") or 0, r.get("count") or 0), reverse=True)
+    cued: dict[str, str] = {}
+    for row in ordered:
+        for memory_id in reversed(row["evidence"] or ()):
+            if len(cued) >= cap:
+                return cued
+            cued.setdefault(memory_id, f"relation:{row['type']}:{row['target']}")
+    return cued
+
+
+def entity_sources(keys: Iterable[str], counts: Mapping[str, int], hub_mentions: int) -> list[str]:
+    """The entities whose memories become candidates. An entity mentioned by more than
+    `hub_mentions` memories (the user, a constant topic) is no way to find one memory, and
+    reading its memories would grow with the user's history; it still counts in scoring."""
+    return [k for k in keys if counts.get(k, 0) <= hub_mentions]
+
+
+@dataclass(frozen=True)
+class Scorer:
+    """Scores one candidate from its facts: similarity (cosine blended with BM25, raised for the
+    evidence of a cued relation), recency against `as_of`, and the frequency of the strongest
+    linked seed or expanded entity; `via` says why it was found."""
+
+    weights: Weights
+    as_of: float
+    seeds: Sequence[str]
+    expanded: Mapping[str, str]
+    cued: Mapping[str, str]
+    counts: Mapping[str, int]
+    max_count: int  # the user's most-mentioned entity's count, the scale of frequency
+    lexical: LexicalScores
+    vector_hits: frozenset[str]
+    lexical_hits: frozenset[str]
+
+    def score(
+        self, memory: MemoryFacts, cosine: float, extra: tuple[str, ...] = ()
+    ) -> Scored[MemoryFacts]:
+        memory_id = memory.id
+        sim = scoring.similarity(
+            cosine, self.lexical.normalized(memory_id), self.weights.lexical, memory_id in self.cued
+        )
+        rec = scoring.recency(memory.occurred_at, self.as_of, self.weights.half_life_days)
+        linked = [k for k in memory.entity_keys if k in self.expanded or k in self.seeds]
+        freq = max(
+            (scoring.frequency(self.counts.get(k, 0), self.max_count) for k in linked), default=0.0
+        )
+        via = [f"entity:{k}" for k in linked if k in self.seeds]
+        via += [f"expanded:{k} ({self.expanded[k]})" for k in linked if k in self.expanded]
+        if memory_id in self.cued:
+            via.append(self.cued[memory_id])
+        if memory_id in self.vector_hits:
+            via.append("similarity")
+        if memory_id in self.lexical_hits:
+            via.append("lexical")
+        if memory.pinned:
+            via.append("pinned")
+        via.extend(extra)
+        total = scoring.combine(self.weights, sim, rec, freq)
+        return Scored(memory, total, sim, rec, freq, tuple(via))
+
+
+def adjacency(links: Mapping[str, tuple[str | None, str | None]]) -> dict[str, set[str]]:
+    """Turn → its previous and next turns, both ways, from the NEXT links of some turns."""
+    adjacent: dict[str, set[str]] = {}
+    for memory_id, pair in links.items():
+        for other in pair:
+            if other:
+                adjacent.setdefault(memory_id, set()).add(other)
+                adjacent.setdefault(other, set()).add(memory_id)
+    return adjacent
+
+
+def neighbour_bonus(
+    scored: Mapping[str, Scored[MemoryFacts]], adjacent: Mapping[str, set[str]], share: float
+) -> dict[str, Scored[MemoryFacts]]:
+    """Adjacent turns of a session answer each other ("Did you go?" "Yes, last Sunday!"): every
+    memory adds `share` × the better of its scored neighbours' own scores to its score."""
+    out: dict[str, Scored[MemoryFacts]] = {}
+    for memory_id, item in scored.items():
+        best = max(
+            (scored[o].score for o in adjacent.get(memory_id, ()) if o in scored), default=0.0
+        )
+        bonus = share * best
+        out[memory_id] = replace(item, score=item.score + bonus, neighbour=bonus) if bonus else item
+    return out
+
+
+def rank(scored: Iterable[Scored[MemoryFacts]]) -> list[Scored[MemoryFacts]]:
+    """Best first; equal scores: the newer first."""
+    return sorted(scored, key=lambda s: (s.score, s.memory.occurred_at), reverse=True)
+
+
+def select(
+    ordered: Sequence[Scored[MemoryFacts]],
+    on_screen: set[str],
+    own_episode: str | None,
+    max_memories: int,
+    max_episodes: int,
+) -> tuple[list[Scored[MemoryFacts]], list[Scored[MemoryFacts]]]:
+    """The memories and the episodes to show: memories not already in the current session's
+    window (`on_screen`), and episodes of other sessions than the current one (whose episode is
+    named by the external id `own_episode`)."""
+    top = [s for s in ordered if s.memory.kind != "episode" and s.memory.id not in on_screen]
+    episodes = [
+        s for s in ordered if s.memory.kind == "episode" and s.memory.external_id != own_episode
+    ]
+    return top[:max_memories], episodes[:max_episodes]
+
+
+def card_keys(seeds: Seeds, expanded: Mapping[str, str], max_cards: int) -> list[str]:
+    """Seeds first, then expanded entities."""
+    return [*seeds.keys, *expanded][:max_cards]
