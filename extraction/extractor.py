@@ -16,148 +16,19 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
 
 from extraction.keys import clean_label, make_key
+from extraction.lexicon import (
+    FAMILY_ROLES,
+    FIRST_PERSON,
+    FRIEND_ROLES,
+    GENERIC_NOUNS,
+    LIKE_VERBS,
+    MOVE_VERBS,
+    NER_TYPES,
+    RELATION_CUES,
+    ROLE_NOUNS,
+    TRAVEL_VERBS,
+)
 from extraction.model import Extraction, Mention, Relation
-
-NER_TYPES = {
-    "PERSON": "person",
-    "GPE": "place",
-    "LOC": "place",
-    "FAC": "place",
-    "ORG": "org",
-    "EVENT": "event",
-    "WORK_OF_ART": "topic",
-    "PRODUCT": "topic",
-    "LANGUAGE": "topic",
-    "NORP": "topic",
-}
-
-FIRST_PERSON = {"i", "me", "my", "mine", "myself"}
-FAMILY_ROLES = {
-    "mother",
-    "mom",
-    "mum",
-    "father",
-    "dad",
-    "parent",
-    "sister",
-    "brother",
-    "sibling",
-    "son",
-    "daughter",
-    "kid",
-    "child",
-    "husband",
-    "wife",
-    "partner",
-    "spouse",
-    "fiance",
-    "fiancee",
-    "grandmother",
-    "grandma",
-    "grandfather",
-    "grandpa",
-    "aunt",
-    "uncle",
-    "cousin",
-    "niece",
-    "nephew",
-    "boyfriend",
-    "girlfriend",
-    "stepmother",
-    "stepfather",
-}
-FRIEND_ROLES = {
-    "friend",
-    "buddy",
-    "pal",
-    "roommate",
-    "neighbor",
-    "neighbour",
-    "mentor",
-    "colleague",
-    "coworker",
-    "classmate",
-    "teammate",
-    "boss",
-}
-ROLE_NOUNS = FAMILY_ROLES | FRIEND_ROLES | {"member"}
-LIKE_VERBS = {"like", "love", "enjoy", "adore", "prefer"}
-TRAVEL_VERBS = {"go", "travel", "fly", "drive", "trip"}
-MOVE_VERBS = {"move", "relocate"}
-# words that point at a relation type, so a question ("where does she work?") can follow it
-RELATION_CUES: dict[str, tuple[str, ...]] = {
-    "work": ("WORKS_AT", "WORKS_ON"),
-    "job": ("WORKS_AT",),
-    "employer": ("WORKS_AT",),
-    "company": ("WORKS_AT",),
-    "office": ("WORKS_AT",),
-    "career": ("WORKS_AT",),
-    "project": ("WORKS_ON",),
-    "build": ("WORKS_ON",),
-    "live": ("LIVES_IN",),
-    "move": ("LIVES_IN",),
-    "home": ("LIVES_IN",),
-    "relocate": ("LIVES_IN",),
-    "visit": ("VISITED",),
-    "travel": ("VISITED",),
-    "trip": ("VISITED",),
-    "vacation": ("VISITED",),
-    "like": ("LIKES",),
-    "love": ("LIKES",),
-    "enjoy": ("LIKES",),
-    "favorite": ("LIKES",),
-    "favourite": ("LIKES",),
-    "hobby": ("LIKES",),
-    "join": ("MEMBER_OF",),
-    "member": ("MEMBER_OF",),
-    "club": ("MEMBER_OF",),
-    "family": ("FAMILY_OF",),
-    "friend": ("FRIEND_OF",),
-}
-# nouns too vague to be a topic of their own
-GENERIC_NOUNS = {
-    "thing",
-    "stuff",
-    "time",
-    "lot",
-    "way",
-    "day",
-    "week",
-    "year",
-    "month",
-    "today",
-    "one",
-    "something",
-    "anything",
-    "everything",
-    "nothing",
-    "kind",
-    "bit",
-    "part",
-    "place",
-    "people",
-    "person",
-    "idea",
-    "moment",
-    "yesterday",
-    "tomorrow",
-    "tonight",
-    "morning",
-    "night",
-    "evening",
-    "sort",
-    "type",
-    "couple",
-    "end",
-    "lots",
-    "fun",
-    "yeah",
-    "yes",
-    "wow",
-    "hey",
-    "thanks",
-    "hi",
-}
 
 
 def _topic_label(chunk: Span) -> str | None:
@@ -261,7 +132,6 @@ def _extract(doc: Doc, speaker: str | None) -> Extraction:
         label = _topic_label(chunk)
         if label:
             state.add("topic", label, [chunk.root])
-    # objects of "work on" that NER did not type are projects when they are proper nouns
     for token in doc:
         _typed_relations(state, token)
     _co_occurrence(state)

@@ -30,6 +30,14 @@ def _holds_nul(value: Any) -> bool:
     return False
 
 
+def _failed(name: str, reason: str) -> QueryFailed:
+    """The engine rejected a statement. Clients get its name only: a driver's message can quote
+    the statement text, and the native client inlines parameters (user text) into it. The log
+    gets the error class or code; the driver's exception stays chained for a debugger."""
+    log.error("statement %s failed (%s)", name, reason)
+    return QueryFailed(f"statement {name} failed")
+
+
 class Executor(Protocol):
     queries: Queries
 
@@ -77,7 +85,7 @@ class FalkorExecutor:
         except self._redis_errors as exc:
             raise StoreUnavailable(f"graph engine unreachable while running {name}") from exc
         except self._response_error as exc:
-            raise QueryFailed(f"statement {name} failed: {exc}") from exc
+            raise _failed(name, type(exc).__name__) from exc
         header = [column[1] for column in result.header]
         return [dict(zip(header, row, strict=True)) for row in result.result_set]
 
@@ -135,7 +143,7 @@ class BoltExecutor:
         except (errors.ServiceUnavailable, errors.SessionExpired) as exc:
             raise StoreUnavailable(f"graph server unreachable while running {name}") from exc
         except errors.Neo4jError as exc:
-            raise QueryFailed(f"statement {name} failed: {exc.code}") from exc
+            raise _failed(name, str(exc.code)) from exc
 
     def apply_schema(self) -> None:
         errors = self._neo4j.exceptions

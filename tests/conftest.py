@@ -16,6 +16,17 @@ from api.settings import Settings
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
 
+MODEL_FIXTURES = {"extractor", "embedder"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests that load the real models are `slow` (so are modules that start the engine or the
+    service without them, by their own `pytestmark`): `pytest -m "not slow"` runs the unit tests
+    in seconds; `make test` runs everything."""
+    for item in items:
+        if MODEL_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
 
 @pytest.fixture(scope="session")
 def extractor() -> Extractor:
@@ -79,3 +90,13 @@ def api(
         yield client_api
     finally:
         close_api(client_api)
+
+
+@pytest.fixture(scope="module")
+def remembered(api: Api) -> list[dict[str, Any]]:
+    """The hand-written conversation (tests/conversation.py), remembered once per module."""
+    from tests.conversation import turns
+    from tests.documents import REMEMBER_MANY
+
+    data = api.ok(REMEMBER_MANY, inputs=turns())
+    return list(data["rememberMany"])

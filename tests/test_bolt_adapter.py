@@ -33,6 +33,8 @@ from graph.service import MemoryService
 from graph.store import Store
 from tests.conversation import USER, turns
 
+pytestmark = pytest.mark.slow  # starts the engine, the service or Node
+
 BOLT_GRAPH = "falkordb"
 
 

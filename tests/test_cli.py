@@ -8,7 +8,15 @@ from pathlib import Path
 import pytest
 
 from api import cli
+from extraction.embedder import Embedder
+from extraction.extractor import Extractor
 from graph.errors import InvalidInput
+from graph.limits import DEFAULT_MAX_MEMORIES
+from tests.conftest import close_api, open_api
+from tests.conversation import USER, turns
+from tests.documents import AS_OF, context_of
+
+pytestmark = pytest.mark.slow  # starts the engine, the service or Node
 
 
 def test_parse_line_errors_name_the_line_and_field() -> None:
@@ -121,3 +129,53 @@ def test_serve_on_a_busy_data_directory_exits_clearly(
         assert "is in use by another Recollect service" in capsys.readouterr().err
     finally:
         holder.stop()
+
+
+PARITY_QUESTIONS = [
+    "Where does Mary live?",
+    "What does Alice Smith do for work?",
+    "When does Project Apollo launch?",
+    "Is Emma excited about school?",
+]
+
+
+def test_cli_and_api_give_the_same_answer(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    extractor: Extractor,
+    embedder: Embedder,
+) -> None:
+    """Both start from the same preset: the same memories, in the same order, with the same
+    scores (the CLI once ranked with the spec's weights)."""
+    monkeypatch.setattr("api.runtime.load_models", lambda *_: (extractor, embedder))
+    data = tmp_path / "data"
+    lines = tmp_path / "conversation.jsonl"
+    lines.write_text("\n".join(json.dumps(t) for t in turns()) + "\n")
+    assert cli.main(["ingest", str(lines), "--data-dir", str(data)]) == 0
+    capsys.readouterr()
+    from_cli = {}
+    for question in PARITY_QUESTIONS:
+        args = ["context", question, "--user", USER, "--data-dir", str(data), "--json"]
+        assert cli.main([*args, "--as-of", AS_OF]) == 0
+        answer = json.loads(capsys.readouterr().out)
+        from_cli[question] = [(m["id"], m["score"]) for m in answer["memories"]]
+    api, _ = open_api(data, extractor, embedder)
+    try:
+        for question in PARITY_QUESTIONS:
+            block = context_of(api, question)
+            from_api = [(m["memory"]["id"], round(m["score"], 4)) for m in block["memories"]]
+            assert from_cli[question] == from_api, question
+            assert len(from_api) == DEFAULT_MAX_MEMORIES
+    finally:
+        close_api(api)
+
+
+def test_cli_context_arguments_are_checked_like_the_api(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = ["context", "hello", "--user", "u", "--data-dir", str(tmp_path)]
+    assert cli.main([*base, "--profile", "magic"]) == 1
+    assert "error: profile: is 'magic'; allowed spec, default" in capsys.readouterr().err
+    assert cli.main([*base, "--as-of", "soon"]) == 1
+    assert "error: --as-of: 'soon' is not ISO 8601" in capsys.readouterr().err

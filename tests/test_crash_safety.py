@@ -20,6 +20,8 @@ from bench.spawn import children, served
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
 
+pytestmark = pytest.mark.slow  # starts the engine, the service or Node
+
 USER = "crash"
 BATCH = 32
 REMEMBER_MANY = "mutation($i: [MemoryInput!]!) { rememberMany(inputs: $i) { id externalId } }"

@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.slow  # starts the engine, the service or Node
+
 ROOT = Path(__file__).resolve().parents[1]
 CYPHER = ROOT / "cypher"
 LINTER = ROOT / "tools" / "cypherlint"

@@ -14,8 +14,10 @@ from pathlib import Path
 import pytest
 
 from graph.engine import EmbeddedEngine
-from graph.errors import DataDirInUse
+from graph.errors import DataDirInUse, QueryFailed
 from graph.executor import FalkorExecutor
+
+pytestmark = pytest.mark.slow  # starts the engine, the service or Node
 
 
 def _alive(pid: int) -> bool:
@@ -118,3 +120,22 @@ def test_no_orphan_engine_when_the_parent_dies(tmp_path: Path, sig: signal.Signa
     engine = EmbeddedEngine(tmp_path)
     engine.start()
     engine.stop()
+
+
+def test_a_rejected_statement_is_named_without_the_drivers_text(tmp_path: Path) -> None:
+    """The native client inlines parameters into the statement: the engine's message may quote
+    user text, so clients get the statement's name only."""
+    engine = EmbeddedEngine(tmp_path)
+    engine.start()
+    try:
+        executor = FalkorExecutor("127.0.0.1", engine.port, "recollect")
+        secret = "my-private-diary-entry"
+        with pytest.raises(QueryFailed) as failure:
+            # LIMIT takes a non-negative integer: the engine rejects the statement
+            params = {"user_id": "u", "type": None, "search": None, "after": None}
+            executor.run("list_entities", {**params, "limit": secret})
+        assert str(failure.value) == "statement list_entities failed"
+        assert secret not in str(failure.value)
+        executor.close()
+    finally:
+        engine.stop()

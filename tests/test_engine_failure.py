@@ -8,9 +8,13 @@ import signal
 import time
 from pathlib import Path
 
+import pytest
+
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
 from tests.conftest import close_api, open_api
+
+pytestmark = pytest.mark.slow  # starts the engine, the service or Node
 
 REMEMBER = 'mutation($t: String!) { remember(input: {userId: "u", text: $t}) { id } }'
 MEMORY = 'query($id: ID!) { memory(userId: "u", id: $id) { text } }'

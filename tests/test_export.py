@@ -24,7 +24,9 @@ from graph.export import Exporter, write_graphml
 from graph.recall.retrieval import ContextRequest, retrieve
 from tests.conftest import Api
 from tests.conversation import USER, turns
-from tests.test_api import REMEMBER_MANY
+from tests.documents import REMEMBER_MANY
+
+pytestmark = pytest.mark.slow  # starts the engine, the service or Node
 
 TARGET_GRAPH = "copy"
 

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
 from tests.conftest import close_api, open_api
 from tests.conversation import USER, turns
-from tests.test_api import AS_OF, CONTEXT, REMEMBER_MANY
+from tests.documents import AS_OF, CONTEXT, REMEMBER_MANY
+
+pytestmark = pytest.mark.slow  # starts the engine, the service or Node
 
 
 def _answer(api_obj: object, message: str) -> tuple[list[str], list[str], str]:

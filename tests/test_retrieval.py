@@ -1,0 +1,225 @@
+"""`context` end to end through POST /graphql: seeds, expansion, cued relations, scoring parts,
+the token budget and the user line, on the real engine and models."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.conftest import Api
+from tests.conversation import USER, text_of
+from tests.documents import AS_OF, CONTEXT, REMEMBER, context_of, relations_of, texts
+
+
+@pytest.mark.parametrize(
+    ("message", "expected", "card", "relation"),
+    [
+        ("Where does Mary live?", [2], "person:mary", ("LIVES_IN", "out", "place:boston")),
+        ("Where does Mary work?", [4], "person:mary", ("FAMILY_OF", "in", "person:alice_smith")),
+        (
+            "What does Alice Smith do for work?",
+            [6],
+            "person:alice_smith",
+            ("WORKS_AT", "out", "org:acme_corp"),
+        ),
+        ("How is Jake doing?", [9, 31], "person:jake", ("FAMILY_OF", "in", "person:ben_carter")),
+        (
+            "Tell me about the Denver Chess Club",
+            [11],
+            "org:denver_chess_club",
+            ("MEMBER_OF", "in", "person:ben_carter"),
+        ),
+        (
+            "Where does Priya live now?",
+            [16, 18],
+            "person:priya",
+            ("LIVES_IN", "out", "place:toronto"),
+        ),
+        (
+            "Is Linda still gardening?",
+            [20],
+            "person:linda",
+            ("FAMILY_OF", "in", "person:alice_smith"),
+        ),
+        (
+            "When does Project Apollo launch?",
+            [26, 8],
+            "project:project_apollo",
+            ("WORKS_ON", "in", "person:alice_smith"),
+        ),
+    ],
+)
+def test_context_finds_the_expected_memories(
+    api: Api,
+    remembered: list[dict[str, Any]],
+    message: str,
+    expected: list[int],
+    card: str,
+    relation: tuple[str, str, str],
+) -> None:
+    block = context_of(api, message)
+    top = texts(block)
+    assert len(top) == 8
+    for i in expected:
+        assert text_of(i) in top, (message, text_of(i), top)
+    assert card in block["seeds"]
+    assert relation in relations_of(block, card)
+    assert "[ENTITY CARDS]" in block["text"] and "[RELEVANT MEMORIES]" in block["text"]
+
+
+def test_relation_cue_follows_the_asked_relation(
+    api: Api, remembered: list[dict[str, Any]]
+) -> None:
+    block = context_of(api, "Where does Alice Smith work?")
+    assert "org:acme_corp" in block["expanded"]
+    work = [m for m in block["memories"] if m["memory"]["text"] == text_of(6)][0]
+    assert "relation:WORKS_AT:org:acme_corp" in work["via"]
+    # the structural match lifts similarity halfway from the cosine to 1
+    assert work["similarity"] > 0.75
+
+
+def test_context_parts_and_via(api: Api, remembered: list[dict[str, Any]]) -> None:
+    block = context_of(api, "Where does Mary live?", profile="spec")
+    scores = [m["score"] for m in block["memories"]]
+    assert scores == sorted(scores, reverse=True)
+    first = block["memories"][0]
+    expected = 0.4 * first["similarity"] + 0.3 * first["recency"] + 0.3 * first["frequency"]
+    assert first["score"] == pytest.approx(expected, abs=1e-6)
+    mary = [m for m in block["memories"] if m["memory"]["text"] == text_of(2)][0]
+    assert "entity:person:mary" in mary["via"]
+    assert 0 < mary["recency"] < 1
+
+
+def test_token_budget_is_never_exceeded(api: Api, remembered: list[dict[str, Any]]) -> None:
+    full = context_of(api, "Where does Mary live?")
+    body = api.raw(CONTEXT, user=USER, message="Where does Mary live?", asOf=AS_OF, budget=1)
+    assert body["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+    assert "needed for the time and user lines" in body["errors"][0]["message"]
+    floor = int(body["errors"][0]["message"].split("at least ")[1].split()[0])
+    for budget in (floor, floor + 20, 60, full["tokens"] - 10, full["tokens"] + 100):
+        block = context_of(api, "Where does Mary live?", budget=budget)
+        assert block["tokens"] <= budget
+        assert block["text"].startswith("[NOW] 2026-10-16 00:00 UTC (Friday)\n[USER] alice")
+        assert len(block["memories"]) <= len(full["memories"])
+    # lowest-scoring memories go first: what is kept is a prefix of the full ranking
+    cut = context_of(api, "Where does Mary live?", budget=full["tokens"] - 10)
+    assert texts(cut) == texts(full)[: len(cut["memories"])]
+
+
+def test_max_memories_and_custom_weights(api: Api, remembered: list[dict[str, Any]]) -> None:
+    block = api.ok(
+        """query { context(userId: "alice", message: "Mary", maxMemories: 3,
+           asOf: "2026-10-16T00:00:00Z",
+           weights: {similarity: 1, recency: 0, frequency: 0, neighbours: 0}) {
+           memories { score similarity } } }"""
+    )["context"]
+    assert len(block["memories"]) == 3
+    for m in block["memories"]:
+        assert m["score"] == pytest.approx(m["similarity"], abs=1e-6)
+
+
+def test_as_of_excludes_later_memories(api: Api, remembered: list[dict[str, Any]]) -> None:
+    block = context_of(api, "Where does Mary live?", asOf="2026-10-05T00:00:00Z")
+    assert block["memories"]
+    assert text_of(28) not in texts(block)
+
+
+def test_lexical_similarity_finds_rare_words(api: Api, remembered: list[dict[str, Any]]) -> None:
+    block = api.ok(
+        """query { context(userId: "alice", message: "kindergarten", maxMemories: 3,
+           asOf: "2026-10-16T00:00:00Z",
+           weights: {similarity: 1, recency: 0, frequency: 0, lexical: 1, neighbours: 0}) {
+           memories { similarity via memory { text } } } }"""
+    )["context"]
+    first = block["memories"][0]
+    assert first["memory"]["text"] == text_of(24)
+    assert "lexical" in first["via"] and first["similarity"] == pytest.approx(1.0)
+
+
+def test_neighbour_share_is_added_to_the_score(api: Api, remembered: list[dict[str, Any]]) -> None:
+    block = api.ok(
+        """query { context(userId: "alice", message: "Is Emma excited about school?",
+           asOf: "2026-10-16T00:00:00Z", profile: "spec", weights: {neighbours: 0.5}) {
+           memories { score similarity recency frequency neighbour memory { text } } } }"""
+    )["context"]
+    texts = [m["memory"]["text"] for m in block["memories"]]
+    assert text_of(24) in texts and text_of(25) in texts
+    for m in block["memories"]:
+        base = 0.4 * m["similarity"] + 0.3 * m["recency"] + 0.3 * m["frequency"]
+        assert m["score"] == pytest.approx(base + m["neighbour"], abs=1e-6)
+    assert any(m["neighbour"] > 0 for m in block["memories"])
+
+
+def test_the_user_line_names_the_speaker_with_most_turns_as_writes_change_it(api: Api) -> None:
+    """The main speaker is counted by the graph once, then followed by writes and forgets."""
+    user = "speakers"
+
+    def name() -> str:
+        text = api.ok(CONTEXT, user=user, message="hello")["context"]["text"]
+        return str(text.splitlines()[1])
+
+    def say(speaker: str, text: str) -> str:
+        made = api.ok(REMEMBER, input={"userId": user, "speaker": speaker, "text": text})
+        return str(made["remember"]["id"])
+
+    say("Bea", "I planted tomatoes.")
+    say("Bea", "The tomatoes are red now.")
+    say("Cal", "I fixed the fence.")
+    assert name() == "[USER] speakers — Bea"  # counted by the graph, now cached
+    cal = [say("Cal", "The gate squeaks."), say("Cal", "I oiled the gate.")]
+    assert name() == "[USER] speakers — Cal"  # the cache followed the writes
+    api.ok('mutation($id: ID!) { forget(userId: "speakers", id: $id) }', id=cal[0])
+    assert name() == "[USER] speakers — Bea"  # 2 to 2 after the forget: ties go by name
+    api.ok('mutation { forgetUser(userId: "speakers") }')
+    assert name() == "[USER] speakers"
+
+
+def test_context_reads_of_a_hub_entity_are_bounded(
+    api: Api, remembered: list[dict[str, Any]]
+) -> None:
+    """Cards keep their strongest relations plus every cued one; cued evidence keeps the newest
+    ids of each relation — against the real engine, compared with the unbounded reads."""
+    store = api.runtime.store
+    catalog = store.catalog(USER)
+    full = store.entities(USER, [e.key for e in catalog])
+    hub = max(full.values(), key=lambda card: len(card.relations))
+    assert len(hub.relations) > 3, "the conversation has no entity with enough relations"
+    cued = hub.relations[-1].type  # a type among its weakest relations
+    bounded = store.entities(USER, [hub.key], max_relations=2, cued=[cued])[hub.key]
+    expected = [r for i, r in enumerate(hub.relations) if i < 2 or r.type == cued]
+    assert list(bounded.relations) == expected
+    assert len(bounded.relations) < len(hub.relations)
+
+    # a relation restated three times: its evidence list grows, and only the newest id is read
+    said = [
+        api.ok(REMEMBER, input={"userId": "restated", "speaker": "Ann", "text": text})
+        for text in (
+            "Mary lives in Boston.",
+            "Mary still lives in Boston.",
+            "Mary lives in Boston, near the river.",
+        )
+    ]
+    everything = store.relation_evidence("restated", ["person:mary"], ["LIVES_IN"], limit=1_000)
+    newest = store.relation_evidence("restated", ["person:mary"], ["LIVES_IN"], limit=1)
+    assert [row["evidence"] for row in everything] == [[s["remember"]["id"] for s in said]]
+    assert [row["evidence"] for row in newest] == [[said[-1]["remember"]["id"]]]
+
+
+@pytest.mark.parametrize(
+    ("query", "fragment"),
+    [
+        ('{ context(userId: "alice", message: "") { text } }', "message: must not be empty"),
+        ('{ context(userId: "alice", message: "hi", maxMemories: 0) { text } }', "maxMemories"),
+        ('{ context(userId: "alice", message: "hi", tokenBudget: 0) { text } }', "tokenBudget"),
+        ('{ context(userId: "alice", message: "hi", profile: "magic") { text } }', "profile"),
+        (
+            '{ context(userId: "alice", message: "hi", weights: {similarity: -1}) { text } }',
+            "weights",
+        ),
+    ],
+)
+def test_bad_context_arguments(api: Api, query: str, fragment: str) -> None:
+    body = api.raw(query)
+    assert body["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+    assert fragment in body["errors"][0]["message"]

@@ -1,0 +1,49 @@
+"""Settings: every field has one RECOLLECT_* variable, README lists each, casts fail by name."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+
+from api.settings import ENVIRONMENT, Settings
+from graph.limits import Limits
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def test_every_setting_has_a_variable_and_readme_lists_it() -> None:
+    assert set(ENVIRONMENT) == {f.name for f in fields(Settings)}
+    documented = set(re.findall(r"`(RECOLLECT_[A-Z_]+)`", README.read_text(encoding="utf-8")))
+    assert set(ENVIRONMENT.values()) <= documented
+
+
+def test_environment_overrides_defaults_and_overrides_win() -> None:
+    env = {
+        "RECOLLECT_PORT": "9000",
+        "RECOLLECT_BOLT_PORT": "7688",
+        "RECOLLECT_VECTOR_FLUSH_SECONDS": "0.5",
+        "RECOLLECT_MAX_TOKEN_BUDGET": "4000",
+        "RECOLLECT_DATA_DIR": "/tmp/x",
+        "RECOLLECT_GRAPH_URI": "",
+    }
+    settings = Settings.from_env(env, port=9100, host=None)
+    assert settings.port == 9100 and settings.host == "127.0.0.1"
+    assert settings.bolt_port == 7688 and settings.vector_flush_seconds == 0.5
+    assert settings.data_dir == Path("/tmp/x") and settings.graph_uri is None
+    assert settings.limits == Limits(max_token_budget=4000)
+    assert Settings.from_env({}) == Settings()
+
+
+def test_a_bad_number_names_its_variable() -> None:
+    with pytest.raises(ValueError, match="RECOLLECT_MAX_BATCH must be an integer, got 'lots'"):
+        Settings.from_env({"RECOLLECT_MAX_BATCH": "lots"})
+    with pytest.raises(ValueError, match="RECOLLECT_VECTOR_FLUSH_SECONDS must be a number"):
+        Settings.from_env({"RECOLLECT_VECTOR_FLUSH_SECONDS": "soon"})
+
+
+def test_secrets_stay_out_of_repr() -> None:
+    settings = Settings.from_env({"RECOLLECT_API_KEYS": "k=a", "RECOLLECT_GRAPH_PASSWORD": "pw"})
+    assert "k=a" not in repr(settings) and "pw" not in repr(settings)

@@ -1,0 +1,317 @@
+"""Each retrieval stage alone (graph/recall/stages.py), on small inline inputs, and the pipeline's
+reads on a recording executor: which statements a context call sends and with what."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from extraction.model import Extraction, KnownEntity, Mention
+from extraction.resolver import Resolver
+from graph.ids import MemoryId
+from graph.lexical import LexicalScores
+from graph.limits import Limits
+from graph.recall.config import PRESETS, Weights
+from graph.recall.retrieval import ContextRequest, retrieve
+from graph.recall.stages import (
+    Scored,
+    Scorer,
+    Seeds,
+    adjacency,
+    card_keys,
+    cued_evidence,
+    entity_sources,
+    expand,
+    find_seeds,
+    neighbour_bonus,
+    rank,
+    select,
+)
+from graph.records import EntityRecord, MemoryFacts, RelationRecord
+from graph.service import MemoryService
+from graph.store import Store
+from graph.vectors import VectorStore
+from tests.fakes import FakeEmbedder, FakeExtractor, RecordingExecutor
+
+
+def _facts(n: int, when: float = 100.0, kind: str = "turn", **extra: Any) -> MemoryFacts:
+    return MemoryFacts(
+        id=MemoryId(f"{n:016x}"),
+        occurred_at=when,
+        kind=kind,
+        pinned=extra.get("pinned", False),
+        external_id=extra.get("external_id"),
+        entity_keys=tuple(extra.get("keys", ())),
+    )
+
+
+def _card(key: str, *relations: RelationRecord) -> EntityRecord:
+    return EntityRecord(key, key.split(":")[0], key, (), 1, None, None, tuple(relations))
+
+
+def _scored(n: int, score: float, **extra: Any) -> Scored[MemoryFacts]:
+    return Scored(_facts(n, **extra), score, score, 0.0, 0.0, ())
+
+
+# -- seeds --------------------------------------------------------------------------------------
+
+
+def test_seeds_are_resolved_mentions_then_known_names_in_the_message() -> None:
+    resolver = Resolver(
+        [
+            KnownEntity("person:mary_smith", "person", "Mary Smith"),
+            KnownEntity("place:boston", "place", "Boston"),
+            KnownEntity("org:acme", "org", "Acme", aliases=("acme corp",)),
+        ]
+    )
+    extraction = Extraction(
+        [Mention("person:mary", "person", "Mary")], [], frozenset({"LIVES_IN"})
+    )
+    seeds = find_seeds(extraction, resolver, "did mary move from boston to acme corp?")
+    # "Mary" resolves to the only Mary; lower-case "boston" and the alias "acme corp" are n-grams
+    assert seeds.keys == ["person:mary_smith", "org:acme", "place:boston"]
+    assert seeds.cues == frozenset({"LIVES_IN"})
+
+
+# -- expansion ----------------------------------------------------------------------------------
+
+
+def test_expansion_takes_cued_then_strong_then_frequent_relations_per_seed() -> None:
+    cards = {
+        "person:ann": _card(
+            "person:ann",
+            RelationRecord("LIKES", "out", "topic:tea", count=9),
+            RelationRecord("WORKS_AT", "out", "org:acme", count=1),
+            RelationRecord("FRIEND_OF", "out", "person:bob", count=2, strong=1),
+            RelationRecord("FAMILY_OF", "in", "person:cy", count=5),
+        ),
+        "person:bob": _card(
+            "person:bob",
+            RelationRecord("FRIEND_OF", "in", "person:ann", count=2),  # a seed: skipped
+            RelationRecord("LIVES_IN", "out", "place:oslo", count=1),
+        ),
+    }
+    seeds = Seeds(["person:ann", "person:bob"], frozenset({"WORKS_AT"}))
+    expanded = expand(seeds, cards, per_seed=2)
+    # ann: the cued WORKS_AT first; bob (strong) is a seed and skipped; then tea (9) before cy (5)
+    assert expanded == {
+        "org:acme": "WORKS_AT of person:ann",
+        "topic:tea": "LIKES of person:ann",
+        "place:oslo": "LIVES_IN of person:bob",
+    }
+
+
+def test_expansion_takes_each_target_once() -> None:
+    shared = RelationRecord("LIVES_IN", "out", "place:oslo", count=3)
+    cards = {"person:a": _card("person:a", shared), "person:b": _card("person:b", shared)}
+    expanded = expand(Seeds(["person:a", "person:b"], frozenset()), cards, per_seed=1)
+    assert expanded == {"place:oslo": "LIVES_IN of person:a"}
+
+
+# -- cued evidence and hubs ---------------------------------------------------------------------
+
+
+def test_cued_evidence_takes_strongest_relations_and_newest_ids_up_to_the_cap() -> None:
+    rows = [
+        {"type": "WORKS_AT", "target": "org:weak", "strong": 0, "count": 9, "evidence": ["w1"]},
+        {"type": "WORKS_AT", "target": "org:top", "strong": 1, "count": 2, "evidence": ["a", "b"]},
+        {"type": "LIVES_IN", "target": "place:x", "strong": 0, "count": 3, "evidence": ["c", "d"]},
+    ]
+    # strength first (org:top), then count (org:weak's 9 before place:x's 3); newest ids first
+    got = cued_evidence(rows, cap=3)
+    assert list(got) == ["b", "a", "w1"]
+    assert got["b"] == got["a"] == "relation:WORKS_AT:org:top"
+    assert got["w1"] == "relation:WORKS_AT:org:weak"
+    assert list(cued_evidence(rows, cap=10)) == ["b", "a", "w1", "d", "c"]
+    assert cued_evidence(rows, cap=0) == {}
+
+
+def test_hub_entities_do_not_pull_their_memories() -> None:
+    counts = {"person:user": 5_000, "person:mary": 12, "place:oslo": 2_000}
+    keys = ["person:user", "person:mary", "place:oslo", "topic:new"]
+    assert entity_sources(keys, counts, hub_mentions=2_000) == [
+        "person:mary",
+        "place:oslo",
+        "topic:new",
+    ]
+
+
+# -- scoring ------------------------------------------------------------------------------------
+
+
+def _scorer(**overrides: Any) -> Scorer:
+    values: dict[str, Any] = {
+        "weights": Weights(1.0, 0.0, 1.0, 14.0, lexical=0.5),
+        "as_of": 100.0,
+        "seeds": ["person:mary"],
+        "expanded": {"place:oslo": "LIVES_IN of person:mary"},
+        "cued": {},
+        "counts": {"person:mary": 10, "place:oslo": 1},
+        "max_count": 10,
+        "lexical": LexicalScores([f"{1:016x}"], {f"{1:016x}": 0}, np.array([2.0])),
+        "vector_hits": frozenset({f"{1:016x}"}),
+        "lexical_hits": frozenset(),
+    }
+    values.update(overrides)
+    return Scorer(**values)
+
+
+def test_scorer_blends_lexical_and_explains_why() -> None:
+    memory = _facts(1, keys=("place:oslo", "person:mary"), pinned=True)
+    scored = _scorer().score(memory, cosine=0.2, extra=("neighbour",))
+    assert scored.similarity == pytest.approx(0.5 * 0.2 + 0.5 * 1.0)
+    assert scored.frequency == pytest.approx(1.0)  # mary, the most-mentioned entity
+    assert scored.score == pytest.approx((scored.similarity + scored.frequency) / 2)
+    assert scored.via == (
+        "entity:person:mary",
+        "expanded:place:oslo (LIVES_IN of person:mary)",
+        "similarity",
+        "pinned",
+        "neighbour",
+    )
+
+
+def test_cued_evidence_is_a_structural_match() -> None:
+    memory = _facts(1)
+    plain = _scorer().score(memory, cosine=0.4)
+    cued = _scorer(cued={memory.id: "relation:LIVES_IN:place:oslo"}).score(memory, cosine=0.4)
+    assert cued.similarity == pytest.approx(plain.similarity + (1 - plain.similarity) / 2)
+    assert "relation:LIVES_IN:place:oslo" in cued.via
+
+
+# -- neighbours, ranking, selection -------------------------------------------------------------
+
+
+def test_neighbour_bonus_is_a_share_of_the_best_scored_neighbour() -> None:
+    a, b, c = (f"{n:016x}" for n in (1, 2, 3))
+    adjacent = adjacency({b: (a, c), a: (None, b)})
+    assert adjacent == {a: {b}, b: {a, c}, c: {b}}
+    scored = {a: _scored(1, 0.9), b: _scored(2, 0.2), c: _scored(3, 0.5)}
+    out = neighbour_bonus(scored, adjacent, share=0.5)
+    assert out[b].score == pytest.approx(0.2 + 0.45) and out[b].neighbour == pytest.approx(0.45)
+    assert out[a].score == pytest.approx(0.9 + 0.1)  # its only neighbour is b (0.2)
+    assert out[c].neighbour == pytest.approx(0.1)
+    assert neighbour_bonus(scored, {}, share=0.5) == scored
+
+
+def test_rank_breaks_ties_toward_the_newer_memory() -> None:
+    older, newer, best = _scored(1, 0.5, when=1.0), _scored(2, 0.5, when=2.0), _scored(3, 0.7)
+    assert [s.memory.id for s in rank([older, newer, best])] == [
+        best.memory.id,
+        newer.memory.id,
+        older.memory.id,
+    ]
+
+
+def test_selection_leaves_out_the_window_and_the_current_sessions_episode() -> None:
+    ordered = [
+        _scored(1, 0.9, kind="episode", external_id="episode:s2"),  # the current session's
+        _scored(2, 0.8),  # already on screen in the window
+        _scored(3, 0.7, kind="episode", external_id="episode:s1"),
+        _scored(4, 0.6),
+        _scored(5, 0.5),
+        _scored(6, 0.4, kind="episode", external_id="episode:s0"),
+    ]
+    top, episodes = select(ordered, {f"{2:016x}"}, "episode:s2", max_memories=1, max_episodes=5)
+    assert [s.memory.id for s in top] == [f"{4:016x}"]
+    assert [s.memory.id for s in episodes] == [f"{3:016x}", f"{6:016x}"]
+    _, without_session = select(ordered, set(), None, 5, 1)
+    assert [s.memory.external_id for s in without_session] == ["episode:s2"]
+
+
+def test_cards_are_seeds_then_expanded_up_to_the_cap() -> None:
+    seeds = Seeds(["person:a", "person:b"], frozenset())
+    assert card_keys(seeds, {"place:x": "", "org:y": ""}, 3) == ["person:a", "person:b", "place:x"]
+
+
+# -- the pipeline's reads -----------------------------------------------------------------------
+
+
+def test_a_context_call_reads_what_the_stages_ask_for(tmp_path: Path) -> None:
+    """A hub seed (the user) is resolved and carded but its memories are not read; the cued
+    relation's evidence is read; the statements a call sends are the documented ones."""
+    ids = {name: f"{n:016x}" for n, name in enumerate(["ann1", "bob1", "bob2"], start=1)}
+    catalog = [
+        {"key": "person:ann", "type": "person", "label": "Ann", "aliases": [], "mention_count": 9},
+        {"key": "person:bob", "type": "person", "label": "Bob", "aliases": [], "mention_count": 2},
+        {"key": "org:acme", "type": "org", "label": "Acme", "aliases": [], "mention_count": 1},
+    ]
+    relations = [
+        {"key": "person:bob", "type": "WORKS_AT", "direction": "out", "target": "org:acme",
+         "count": 1, "strong": 0, "role": None, "first_seen": 1.0, "last_seen": 1.0},
+    ]
+
+    def facts(params: dict[str, Any]) -> list[dict[str, Any]]:
+        return [
+            {"id": i, "occurred_at": 1.0, "kind": "turn", "pinned": False, "external_id": None,
+             "entity_keys": ["person:bob"]}
+            for i in params["ids"]
+        ]
+
+    executor = RecordingExecutor(
+        {
+            "entity_catalog": lambda _: catalog,
+            "entity_relations": lambda p: [r for r in relations if r["key"] in p["keys"]],
+            "get_entities": lambda p: [
+                {**e, "first_seen": 1.0, "last_seen": 1.0} for e in catalog if e["key"] in p["keys"]
+            ],
+            "relation_evidence": lambda _: [
+                {"key": "person:bob", "type": "WORKS_AT", "target": "org:acme", "strong": 0,
+                 "count": 1, "evidence": [ids["bob2"]]}
+            ],
+            "entity_memories": lambda p: [
+                {"key": k, "ids": [ids["bob1"]]} for k in p["keys"] if k == "person:bob"
+            ],
+            "memory_facts": facts,
+            "get_memories": lambda p: [
+                {"id": i, "user_id": "u", "text": "Bob works at Acme.", "speaker": "Ann",
+                 "occurred_at": 1.0, "created_at": 1.0, "importance": 1, "pinned": False}
+                for i in p["ids"]
+            ],
+            "list_memory_texts": lambda _: [],
+        }
+    )
+    embedder = FakeEmbedder()
+    message = "Where does Bob work, Ann?"
+    extractor = FakeExtractor(
+        {message: Extraction([Mention("person:bob", "person", "Bob")], [], frozenset({"WORKS_AT"}))}
+    )
+    service = MemoryService(
+        Store(executor),
+        VectorStore(tmp_path, embedder.dimensions, embedder.model_id),
+        extractor,
+        embedder,
+        Limits(),
+        flush_seconds=60,
+    )
+    try:
+        config = PRESETS["default"]
+        hub = type(config)(config.weights, hub_mentions=5)  # Ann (9 mentions) is a hub here
+        retrieve(service, ContextRequest("u", message, as_of=10.0, config=hub))
+        service.drain()
+    finally:
+        service.close()
+    assert executor.params("entity_memories")[0]["keys"] == ["person:bob", "org:acme"]
+    assert executor.params("relation_evidence")[0]["types"] == ["WORKS_AT"]
+    read = {i for p in executor.params("memory_facts") for i in p["ids"]}
+    assert {ids["bob1"], ids["bob2"]} <= read and ids["ann1"] not in read
+    # one statement per read (on Bolt, one round trip each)
+    assert executor.names() == [
+        "speaker_turns",
+        "last_session",
+        "entity_catalog",
+        "entity_relations",
+        "get_entities",
+        "relation_evidence",
+        "entity_memories",
+        "list_memory_texts",
+        "memory_facts",
+        "memory_neighbours",
+        "get_memories",
+        "entity_relations",
+        "get_entities",
+        "touch_memories",
+    ]
