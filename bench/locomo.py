@@ -186,8 +186,27 @@ class Client:
         return dict(body["data"])
 
 
+def ingest(client: Client, conversation: Conversation, batch: int) -> None:
+    """Every turn as one memory through rememberMany, in batches, as the README's protocol says."""
+    inputs = [
+        {
+            "userId": conversation.user,
+            "text": t.text,
+            "speaker": t.speaker,
+            "occurredAt": t.occurred_at,
+            "sessionId": t.session,
+            "externalId": t.dia_id,
+        }
+        for t in conversation.turns
+    ]
+    for start in range(0, len(inputs), batch):
+        client.call(REMEMBER_MANY, inputs=inputs[start : start + batch])
+
+
 @contextmanager
-def service(url: str | None) -> Iterator[tuple[Client, Callable[[list[str]], np.ndarray]]]:
+def service(url: str | None) -> Iterator[tuple[Client, Callable[[list[str]], np.ndarray], Any]]:
+    """A client of the service at `url`, or of one started in-process on a temporary data
+    directory (then its runtime comes along, for benches that read the graph); and an embedder."""
     from extraction.embedder import Embedder
 
     if url:
@@ -199,6 +218,7 @@ def service(url: str | None) -> Iterator[tuple[Client, Callable[[list[str]], np.
             yield (
                 Client(lambda q, v: http.post(url, json={"query": q, "variables": v}).json()),
                 (embedder.embed),
+                None,
             )
         finally:
             http.close()
@@ -218,7 +238,7 @@ def service(url: str | None) -> Iterator[tuple[Client, Callable[[list[str]], np.
                     client.post("/graphql", json={"query": query, "variables": variables}).json()
                 )
 
-            yield Client(post), runtime.service.embedder.embed
+            yield Client(post), runtime.service.embed, runtime
 
 
 # -- the run -------------------------------------------------------------------------------------
@@ -237,22 +257,10 @@ def run(args: argparse.Namespace) -> None:
     ingest_seconds = 0.0
     latencies: list[float] = []
     turns_total = sum(len(c.turns) for c in conversations)
-    with service(args.url) as (client, embed):
+    with service(args.url) as (client, embed, _runtime):
         for conversation in conversations:
             started = time.perf_counter()
-            inputs = [
-                {
-                    "userId": conversation.user,
-                    "text": t.text,
-                    "speaker": t.speaker,
-                    "occurredAt": t.occurred_at,
-                    "sessionId": t.session,
-                    "externalId": t.dia_id,
-                }
-                for t in conversation.turns
-            ]
-            for start in range(0, len(inputs), args.batch):
-                client.call(REMEMBER_MANY, inputs=inputs[start : start + args.batch])
+            ingest(client, conversation, args.batch)
             ingest_seconds += time.perf_counter() - started
             base = Baselines(conversation, embed)
             for question in conversation.questions:

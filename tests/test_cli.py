@@ -179,3 +179,19 @@ def test_cli_context_arguments_are_checked_like_the_api(
     assert "error: profile: is 'magic'; allowed spec, default" in capsys.readouterr().err
     assert cli.main([*base, "--as-of", "soon"]) == 1
     assert "error: --as-of: 'soon' is not ISO 8601" in capsys.readouterr().err
+
+
+def test_a_model_that_fails_verification_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from extraction.embedder import ModelVerificationError
+
+    def tampered() -> None:
+        raise ModelVerificationError("embedding weights x have sha256 0000, expected 53aa")
+
+    monkeypatch.setattr("api.runtime.Embedder", tampered)
+    code = cli.main(["context", "hello", "--user", "u", "--data-dir", str(tmp_path)])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "error: cannot load the models: embedding weights x have sha256 0000" in err
+    assert "Traceback" not in err
