@@ -182,6 +182,19 @@ class Mutation:
         summary = await call(end_session, ctx.service, user, str(session_id))
         return session_summary(summary)
 
+    @strawberry.mutation(
+        description="Merge entities by hand (Mel into Melanie): mentions, relations (counts "
+        "summed, evidence joined) and names move into `into`; the sources are deleted and "
+        "resolve to `into` from now on. Idempotent."
+    )
+    async def merge_entities(
+        self, info: Info[Context, None], user_id: strawberry.ID, sources: list[str], into: str
+    ) -> EntityCard:
+        ctx = _ctx(info)
+        user = ctx.scope(str(user_id))
+        record = await call(ctx.service.merge_entities, user, sources, into)
+        return EntityCard.from_record(user, record)
+
     @strawberry.mutation
     async def pin(
         self, info: Info[Context, None], user_id: strawberry.ID, id: strawberry.ID, pinned: bool

@@ -9,15 +9,16 @@ from datetime import UTC, datetime
 import strawberry
 from strawberry.types import Info
 
-from api.loaders import Context
+from api.loaders import Context, call
 from graph.errors import NotFound
+from graph.ids import MemoryId
 from graph.ingest import NewMemory
 from graph.limits import MAX_PAGE, check_range
 from graph.recall.config import WEIGHT_NAMES
 from graph.recall.retrieval import ContextResult
 from graph.recall.retrieval import ScoredMemory as ScoredRecord
 from graph.recall.sessions import SessionSummary as SummaryRecord
-from graph.records import EntityRecord, MemoryRecord
+from graph.records import MAX_EVIDENCE, EntityRecord, MemoryRecord
 
 
 def dt(stamp: float | None) -> datetime | None:
@@ -45,7 +46,15 @@ class Relation:
     first_seen: datetime | None
     role: str | None = strawberry.field(description="e.g. 'sister' for FAMILY_OF")
     target_key: strawberry.Private[str]
+    evidence_ids: strawberry.Private[list[str]]
     user_id: strawberry.Private[str]
+
+    @strawberry.field(description="The newest memories that state this fact, newest first.")
+    async def evidence(self, info: Info[Context, None], first: int | None = 5) -> list[Memory]:
+        first = check_range(5 if first is None else first, "first", 1, MAX_EVIDENCE)
+        ids = self.evidence_ids[::-1][:first]
+        found = await call(_ctx(info).service.memories, self.user_id, ids)
+        return [Memory.from_record(found[m]) for m in map(MemoryId, ids) if m in found]
 
     @strawberry.field
     async def target(self, info: Info[Context, None]) -> EntityCard:
@@ -87,6 +96,7 @@ class EntityCard:
                     first_seen=dt(r.first_seen),
                     role=r.role,
                     target_key=r.target,
+                    evidence_ids=list(r.evidence),
                     user_id=user_id,
                 )
                 for r in record.relations

@@ -1,7 +1,7 @@
 // Typed relations touching the given entities, in both directions, strongest first: per entity at
 // most $limit of them, plus every one whose type is in $types (the relation types a context
 // message cues). A hub entity (the user) has a relation to nearly everything; context cards need
-// its strongest few, not all of them on every call.
+// its strongest few, not all of them on every call. Each carries its newest $evidence memory ids.
 MATCH (e:Entity {user_id: $user_id})-[r]-(o:Entity {user_id: $user_id})
 WHERE e.key IN $keys
 WITH e, r, o
@@ -12,5 +12,7 @@ WITH e, i, pairs[i][0] AS r, pairs[i][1] AS o
 RETURN e.key AS key, type(r) AS type,
   CASE WHEN startNode(r) = e THEN 'out' ELSE 'in' END AS direction,
   o.key AS target, r.count AS count, r.strong AS strong, r.role AS role,
-  r.first_seen AS first_seen, r.last_seen AS last_seen
+  r.first_seen AS first_seen, r.last_seen AS last_seen,
+  CASE WHEN size(r.evidence) > $evidence THEN r.evidence[size(r.evidence) - $evidence..]
+    ELSE r.evidence END AS evidence
 ORDER BY key, i

@@ -8,4 +8,5 @@ FOREACH (_ IN CASE WHEN row.type = 'org' THEN [1] ELSE [] END | SET e:Org)
 FOREACH (_ IN CASE WHEN row.type = 'project' THEN [1] ELSE [] END | SET e:Project)
 FOREACH (_ IN CASE WHEN row.type = 'event' THEN [1] ELSE [] END | SET e:Event)
 FOREACH (_ IN CASE WHEN row.type = 'topic' THEN [1] ELSE [] END | SET e:Topic)
+FOREACH (_ IN CASE WHEN row.type = 'pet' THEN [1] ELSE [] END | SET e:Pet)
 RETURN count(e) AS count

@@ -1,4 +1,6 @@
-// Writes one batch of memories with their entities, MENTIONS edges, their sessions (IN_SESSION),
+// Writes one batch of memories (with the candidate topics each holds until one recurs) with their
+// entities (gender, unnamed and plural for people known by role), MENTIONS edges (also from
+// earlier memories to a candidate topic that recurs now), their sessions (IN_SESSION),
 // the NEXT chain of each session's turns (in ingest order) and typed relations in a single
 // statement, so the batch is atomic on both engines. The Python side pre-aggregates per entity and
 // per relation; every list may be empty, hence the [null] padding and FOREACH guards.
@@ -10,15 +12,17 @@ CREATE (mem:Memory {
   last_accessed_at: m.created_at, access_count: 0, external_id: m.external_id,
   content_hash: m.content_hash, importance: m.importance, pinned: m.pinned,
   category: m.category, fact_type: m.fact_type, kind: m.kind, vector_id: m.vector_id,
-  embedding: m.embedding, embedding_model: m.embedding_model
+  embedding: m.embedding, embedding_model: m.embedding_model, topic_candidates: m.topic_candidates
 })
 WITH count(mem) AS created
 UNWIND CASE WHEN size($entities) = 0 THEN [null] ELSE $entities END AS x
 FOREACH (_ IN CASE WHEN x IS NULL THEN [] ELSE [1] END |
   MERGE (e:Entity {user_id: $user_id, key: x.key})
   ON CREATE SET e.type = x.type, e.label = x.label, e.caption = x.label, e.aliases = [],
-    e.mention_count = 0, e.first_seen = x.first_seen, e.last_seen = x.last_seen
-  SET e.mention_count = e.mention_count + x.count,
+    e.mention_count = 0, e.first_seen = x.first_seen, e.last_seen = x.last_seen,
+    e.unnamed = x.unnamed, e.plural = x.plural
+  SET e.gender = coalesce(e.gender, x.gender),
+    e.mention_count = e.mention_count + x.count,
     e.aliases = e.aliases + [a IN x.aliases WHERE NOT a IN e.aliases],
     e.first_seen = CASE WHEN x.first_seen < e.first_seen THEN x.first_seen ELSE e.first_seen END,
     e.last_seen = CASE WHEN x.last_seen > e.last_seen THEN x.last_seen ELSE e.last_seen END
@@ -28,6 +32,7 @@ FOREACH (_ IN CASE WHEN x IS NULL THEN [] ELSE [1] END |
   FOREACH (_ IN CASE WHEN x.type = 'project' THEN [1] ELSE [] END | SET e:Project)
   FOREACH (_ IN CASE WHEN x.type = 'event' THEN [1] ELSE [] END | SET e:Event)
   FOREACH (_ IN CASE WHEN x.type = 'topic' THEN [1] ELSE [] END | SET e:Topic)
+  FOREACH (_ IN CASE WHEN x.type = 'pet' THEN [1] ELSE [] END | SET e:Pet)
 )
 WITH created, count(*) AS _entities
 UNWIND CASE WHEN size($mentions) = 0 THEN [null] ELSE $mentions END AS me
@@ -72,26 +77,8 @@ FOREACH (_ IN CASE WHEN t = 'WORKS_AT' THEN [1] ELSE [] END |
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
     x.role = coalesce(r.role, x.role))
-FOREACH (_ IN CASE WHEN t = 'LIVES_IN' THEN [1] ELSE [] END |
-  MERGE (a)-[x:LIVES_IN]->(b)
-  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
-  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
-    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(r.role, x.role))
-FOREACH (_ IN CASE WHEN t = 'FAMILY_OF' THEN [1] ELSE [] END |
-  MERGE (a)-[x:FAMILY_OF]->(b)
-  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
-  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
-    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(r.role, x.role))
-FOREACH (_ IN CASE WHEN t = 'FRIEND_OF' THEN [1] ELSE [] END |
-  MERGE (a)-[x:FRIEND_OF]->(b)
-  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
-  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
-    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(r.role, x.role))
-FOREACH (_ IN CASE WHEN t = 'MEMBER_OF' THEN [1] ELSE [] END |
-  MERGE (a)-[x:MEMBER_OF]->(b)
+FOREACH (_ IN CASE WHEN t = 'WORKS_AS' THEN [1] ELSE [] END |
+  MERGE (a)-[x:WORKS_AS]->(b)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
@@ -102,14 +89,134 @@ FOREACH (_ IN CASE WHEN t = 'WORKS_ON' THEN [1] ELSE [] END |
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
     x.role = coalesce(r.role, x.role))
-FOREACH (_ IN CASE WHEN t = 'LIKES' THEN [1] ELSE [] END |
-  MERGE (a)-[x:LIKES]->(b)
+FOREACH (_ IN CASE WHEN t = 'STUDIES' THEN [1] ELSE [] END |
+  MERGE (a)-[x:STUDIES]->(b)
+  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
+  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
+    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
+    x.role = coalesce(r.role, x.role))
+FOREACH (_ IN CASE WHEN t = 'LIVES_IN' THEN [1] ELSE [] END |
+  MERGE (a)-[x:LIVES_IN]->(b)
+  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
+  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
+    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
+    x.role = coalesce(r.role, x.role))
+FOREACH (_ IN CASE WHEN t = 'MOVED_TO' THEN [1] ELSE [] END |
+  MERGE (a)-[x:MOVED_TO]->(b)
+  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
+  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
+    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
+    x.role = coalesce(r.role, x.role))
+FOREACH (_ IN CASE WHEN t = 'FROM' THEN [1] ELSE [] END |
+  MERGE (a)-[x:FROM]->(b)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
     x.role = coalesce(r.role, x.role))
 FOREACH (_ IN CASE WHEN t = 'VISITED' THEN [1] ELSE [] END |
   MERGE (a)-[x:VISITED]->(b)
+  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
+  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
+    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
+    x.role = coalesce(r.role, x.role))
+FOREACH (_ IN CASE WHEN t = 'ATTENDED' THEN [1] ELSE [] END |
+  MERGE (a)-[x:ATTENDED]->(b)
+  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
+  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
+    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
+    x.role = coalesce(r.role, x.role))
+FOREACH (_ IN CASE WHEN t = 'MEMBER_OF' THEN [1] ELSE [] END |
+  MERGE (a)-[x:MEMBER_OF]->(b)
+  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
+  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
+    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
+    x.role = coalesce(r.role, x.role))
+FOREACH (_ IN CASE WHEN t = 'VOLUNTEERS_AT' THEN [1] ELSE [] END |
+  MERGE (a)-[x:VOLUNTEERS_AT]->(b)
+  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
+  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
+    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
+    x.role = coalesce(r.role, x.role))
+FOREACH (_ IN CASE WHEN t = 'SUPPORTS' THEN [1] ELSE [] END |
+  MERGE (a)-[x:SUPPORTS]->(b)
+  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
+  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
+    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
+    x.role = coalesce(r.role, x.role))
+FOREACH (_ IN CASE WHEN t = 'FAMILY_OF' THEN [1] ELSE [] END |
+  MERGE (a)-[x:FAMILY_OF]->(b)
+  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
+  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
+    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
+    x.role = coalesce(r.role, x.role))
+FOREACH (_ IN CASE WHEN t = 'PARTNER_OF' THEN [1] ELSE [] END |
+  MERGE (a)-[x:PARTNER_OF]->(b)
+  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
+  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
+    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
+    x.role = coalesce(r.role, x.role))
+FOREACH (_ IN CASE WHEN t = 'FRIEND_OF' THEN [1] ELSE [] END |
+  MERGE (a)-[x:FRIEND_OF]->(b)
+  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
+  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
+    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
+    x.role = coalesce(r.role, x.role))
+FOREACH (_ IN CASE WHEN t = 'HAS_PET' THEN [1] ELSE [] END |
+  MERGE (a)-[x:HAS_PET]->(b)
+  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
+  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
+    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
+    x.role = coalesce(r.role, x.role))
+FOREACH (_ IN CASE WHEN t = 'OWNS' THEN [1] ELSE [] END |
+  MERGE (a)-[x:OWNS]->(b)
+  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
+  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
+    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
+    x.role = coalesce(r.role, x.role))
+FOREACH (_ IN CASE WHEN t = 'LIKES' THEN [1] ELSE [] END |
+  MERGE (a)-[x:LIKES]->(b)
+  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
+  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
+    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
+    x.role = coalesce(r.role, x.role))
+FOREACH (_ IN CASE WHEN t = 'DISLIKES' THEN [1] ELSE [] END |
+  MERGE (a)-[x:DISLIKES]->(b)
+  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
+  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
+    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
+    x.role = coalesce(r.role, x.role))
+FOREACH (_ IN CASE WHEN t = 'PRACTICES' THEN [1] ELSE [] END |
+  MERGE (a)-[x:PRACTICES]->(b)
+  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
+  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
+    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
+    x.role = coalesce(r.role, x.role))
+FOREACH (_ IN CASE WHEN t = 'PLAYS' THEN [1] ELSE [] END |
+  MERGE (a)-[x:PLAYS]->(b)
+  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
+  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
+    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
+    x.role = coalesce(r.role, x.role))
+FOREACH (_ IN CASE WHEN t = 'MADE' THEN [1] ELSE [] END |
+  MERGE (a)-[x:MADE]->(b)
+  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
+  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
+    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
+    x.role = coalesce(r.role, x.role))
+FOREACH (_ IN CASE WHEN t = 'READ' THEN [1] ELSE [] END |
+  MERGE (a)-[x:READ]->(b)
+  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
+  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
+    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
+    x.role = coalesce(r.role, x.role))
+FOREACH (_ IN CASE WHEN t = 'WATCHED' THEN [1] ELSE [] END |
+  MERGE (a)-[x:WATCHED]->(b)
+  ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
+  SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
+    x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
+    x.role = coalesce(r.role, x.role))
+FOREACH (_ IN CASE WHEN t = 'PLANS' THEN [1] ELSE [] END |
+  MERGE (a)-[x:PLANS]->(b)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,

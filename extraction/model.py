@@ -1,30 +1,75 @@
-"""Plain data produced by extraction: mentions (typed slug keys) and typed relations."""
+"""Plain data produced by extraction: mentions (typed slug keys) and typed relations.
+
+Some mentions are *references* the extractor cannot settle from one text alone: a pronoun whose
+person was named in an earlier turn ("She teaches there now"), or an unnamed relative ("my
+husband", "her mom"). They carry a `ref:` key and a `Reference`; extraction/resolver.py settles them
+against the user's catalogue and the session's recent people, or drops them (and their relations).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# The relation types the extractor may emit. graph/vocabulary.py adopts this tuple as the graph's
-# relationship-type vocabulary (graph may import extraction, never the reverse).
+# The relation types the extractor may emit, a closed list; graph/vocabulary.py adopts it as the
+# graph's relationship-type vocabulary and documents each with an example sentence.
 RELATION_TYPES: tuple[str, ...] = (
     "WORKS_AT",
-    "LIVES_IN",
-    "FAMILY_OF",
-    "FRIEND_OF",
-    "MEMBER_OF",
+    "WORKS_AS",
     "WORKS_ON",
-    "LIKES",
+    "STUDIES",
+    "LIVES_IN",
+    "MOVED_TO",
+    "FROM",
     "VISITED",
+    "ATTENDED",
+    "MEMBER_OF",
+    "VOLUNTEERS_AT",
+    "SUPPORTS",
+    "FAMILY_OF",
+    "PARTNER_OF",
+    "FRIEND_OF",
+    "HAS_PET",
+    "OWNS",
+    "LIKES",
+    "DISLIKES",
+    "PRACTICES",
+    "PLAYS",
+    "MADE",
+    "READ",
+    "WATCHED",
+    "PLANS",
     "RELATED_TO",
 )
+
+REF_PREFIX = "ref:"
+
+
+@dataclass(frozen=True)
+class Reference:
+    """What a `ref:` mention stands for: a pronoun ("she", gender "female") to find among the
+    people named before it, or a relative of `owner` by `role` ("my husband": the speaker's
+    husband), which is that person when the owner has exactly one such, else an unnamed person."""
+
+    kind: str  # "pronoun" or "role"
+    gender: str | None = None  # "female", "male" or None (unknown)
+    owner: str | None = None  # for roles: the owner's key (itself possibly a `ref:` key)
+    role: str | None = None  # for roles: "husband", "kids", …
+    plural: bool = False
 
 
 @dataclass(frozen=True)
 class Mention:
-    key: str  # "<type>:<slug>", e.g. "person:john_doe"
+    key: str  # "<type>:<slug>", e.g. "person:john_doe"; "ref:…" for a reference
     type: str
     label: str  # display form, e.g. "John Doe"
     as_speaker: bool = False
+    # a one-word name seen only at the start of sentences ("Glad you came"): kept only when the
+    # user's catalogue knows it already, since any capitalised word can start a sentence
+    tentative: bool = False
+    # a noun-chunk topic that carries no fact: an entity only once it recurs in another memory
+    candidate: bool = False
+    reference: Reference | None = None
+    gender: str | None = None  # known from a role noun ("my sister Ana"): for pronouns later
 
 
 @dataclass(frozen=True)
@@ -53,3 +98,6 @@ class KnownEntity:
     label: str
     aliases: tuple[str, ...] = ()
     mention_count: int = 0
+    gender: str | None = None  # "female"/"male" when a role noun said so ("my sister Ana")
+    unnamed: bool = False  # "Melanie's husband": a person known only by role, until named
+    plural: bool = False  # "Melanie's kids": a group known by role

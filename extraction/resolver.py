@@ -1,34 +1,106 @@
-"""Resolution of fresh mentions against a user's known entities.
+"""Resolution of one text's mentions against what the user's graph already knows.
 
-Order: exact key; a known alias (a speaker's name stops here: it is authoritative); the same
-slug under another type when exactly one entity has it
-(spaCy's small model sometimes tags a person as ORG); for persons, an unambiguous first name ↔ full
-name ("Mary" → person:mary_smith when she is the only known Mary, and "Mary Smith" → person:mary
-when that is the only Mary). Every resolved mention adds what it learned to the catalogue, so the
-rest of a batch resolves the same way.
+Names, in order: exact key; a known alias (a speaker's name stops here: it is authoritative); the
+same slug under another type when exactly one entity has it (spaCy's small model sometimes tags a
+person as ORG); for persons, an unambiguous first name ↔ full name ("Mary" → person:mary_smith when
+she is the only known Mary) and an unambiguous short form of a first name ("Mel" → Melanie, when
+Melanie is the only known person whose first name starts so).
+
+What one text could not settle (extraction/model.py):
+- a *tentative* name (seen only at sentence starts: "Glad you came") is kept only when known, and
+  held on its memory until the name turns up where only a name can be;
+- a *candidate* topic (a noun chunk that carries no fact) becomes an entity when it recurs in a
+  second memory;
+  what a memory holds (its key on the memory) is mentioned by it once the entity exists;
+- a pronoun reference is the last person named in the same session whose gender fits (speakers
+  are addressed as "you", never "she"), or nothing;
+- a role reference ("my husband") is the owner's one named person in that role, else an unnamed
+  person "Melanie's husband" that a later name ("my husband Tom") is merged into.
+A relation whose end could not be settled is dropped with it. Everything resolved is learned, so
+the rest of a batch and the next batches resolve the same way.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 
 from extraction.keys import slug, split_key
-from extraction.model import Extraction, KnownEntity, Mention, Relation
+from extraction.model import REF_PREFIX, Extraction, KnownEntity, Mention, Reference, Relation
 
 _CONFUSABLE = {"person", "org", "place"}
+# roles whose owner has many, so an unnamed "my friend" is nobody in particular
+_MANY = {
+    "friend",
+    "best friend",
+    "colleague",
+    "classmate",
+    "teammate",
+    "neighbour",
+    "roommate",
+    "cousin",
+    "teacher",
+    "coach",
+}
+_PERSONAL = {"FAMILY_OF", "PARTNER_OF", "FRIEND_OF"}
+RECENT_PEOPLE = 12  # people remembered per session for pronouns
+MIN_SHORT_FORM = 3  # "Mel" may stand for Melanie; "Al" is too short to tell
+
+
+@dataclass(frozen=True)
+class RoleLink:
+    """One known (owner)-[role]->(person) link, as read from the graph."""
+
+    owner: str
+    role: str
+    key: str
+
+
+@dataclass
+class Resolution:
+    """One text, resolved: what to write for it and what the write must do beside it."""
+
+    extraction: Extraction
+    aliases: dict[str, set[str]] = field(default_factory=dict)
+    # candidate topics promoted now: (earlier memory id, key) mentions to add
+    back_mentions: list[tuple[str, str]] = field(default_factory=list)
+    # candidate topic keys this memory holds until one recurs
+    candidates: list[str] = field(default_factory=list)
+    # (unnamed person, named person): the unnamed one is merged into the named one
+    merges: list[tuple[str, str]] = field(default_factory=list)
+    genders: dict[str, str] = field(default_factory=dict)
 
 
 class Resolver:
-    def __init__(self, known: Iterable[KnownEntity] = ()) -> None:
+    """A user's catalogue: known entities, aliases, roles, genders, candidate topics and the
+    recent people of each session. Not thread-safe: the service resolves under its write lock."""
+
+    def __init__(
+        self,
+        known: Iterable[KnownEntity] = (),
+        roles: Iterable[RoleLink] = (),
+        candidates: Iterable[tuple[str, list[str]]] = (),
+    ) -> None:
         self.entities: dict[str, KnownEntity] = {}
         self._alias: dict[str, str] = {}  # "<type>:<alias slug>" -> key
         self._by_slug: dict[str, set[str]] = defaultdict(set)
         self._first_names: dict[str, set[str]] = defaultdict(set)
         self._names: dict[str, set[str]] = defaultdict(set)  # slug of label or alias -> keys
         self._order: dict[str, int] = {}  # key -> when first learned
+        self.roles: dict[tuple[str, str], list[str]] = defaultdict(list)
+        self.candidates: dict[str, list[str]] = {}  # candidate topic key -> memory ids
+        self.speakers: set[str] = set()
+        self._sessions: dict[str, deque[str]] = {}
         for entity in known:
             self.learn(entity)
+        for link in roles:
+            self._learn_role(link.owner, link.role, link.key)
+        for key, memory_ids in candidates:
+            if key not in self.entities:
+                self.candidates[key] = list(memory_ids)
+
+    # -- learning -------------------------------------------------------------------------------
 
     def learn(self, entity: KnownEntity) -> None:
         self.entities[entity.key] = entity
@@ -43,8 +115,63 @@ class Resolver:
             alias_slug = slug(alias)
             if alias_slug:
                 self._alias.setdefault(f"{entity_type}:{alias_slug}", entity.key)
-        if entity_type == "person":
+        if entity_type == "person" and not entity.unnamed:
             self._first_names[value.split("_", 1)[0]].add(entity.key)
+
+    def learn_alias(self, key: str, alias_key: str, label: str) -> None:
+        """`alias_key` (a merged entity's key) and `label` now stand for `key`."""
+        known = self.entities.get(key)
+        if known is None:
+            return
+        gone = self.entities.pop(alias_key, None)
+        if gone is not None:
+            self._by_slug[split_key(alias_key)[1]].discard(alias_key)
+            for names in self._names.values():
+                names.discard(alias_key)
+            for first in self._first_names.values():
+                first.discard(alias_key)
+        self._alias[alias_key] = key
+        for links in self.roles.values():
+            if alias_key in links:
+                links[links.index(alias_key)] = key
+        for recent in self._sessions.values():
+            for i, person in enumerate(recent):
+                if person == alias_key:
+                    recent[i] = key
+        aliases = (
+            known.aliases
+            if label in known.aliases or label == known.label
+            else (*known.aliases, label)
+        )
+        self.learn(replace(known, aliases=aliases))
+
+    def _learn_role(self, owner: str, role: str, key: str) -> None:
+        links = self.roles[(owner, role)]
+        if key not in links:
+            links.append(key)
+
+    def learn_speakers(self, extractions: Iterable[Extraction]) -> None:
+        """Speakers of a batch are known before it resolves, so "Hi Ben" early in a batch meets
+        the speaker "Ben Carter" who only talks later."""
+        for extraction in extractions:
+            for mention in extraction.mentions:
+                if mention.as_speaker:
+                    target = self._resolve(mention.key, exact=True)
+                    if target not in self.entities:
+                        self.learn(KnownEntity(mention.key, mention.type, mention.label))
+                    self.speakers.add(target)
+
+    def knows_session(self, session_id: str) -> bool:
+        return session_id in self._sessions
+
+    def seed_session(self, session_id: str, people: Iterable[str], speakers: Iterable[str]) -> None:
+        """The session's people, oldest first, read from the graph when the cache is cold."""
+        self.speakers.update(self._resolve(s, exact=True) for s in speakers)
+        recent: deque[str] = deque(maxlen=RECENT_PEOPLE)
+        recent.extend(self._resolve(p, exact=True) for p in people)
+        self._sessions[session_id] = recent
+
+    # -- names ----------------------------------------------------------------------------------
 
     def named(self, name_slug: str) -> list[str]:
         """Keys whose label or an alias slugs to `name_slug`, in the order they were learned."""
@@ -71,66 +198,165 @@ class Resolver:
             if other_type == "person" or (entity_type in _CONFUSABLE and other_type in _CONFUSABLE):
                 return other
         if entity_type == "person":
-            first = value.split("_", 1)[0]
-            candidates = self._first_names.get(first, set())
-            if "_" not in value:
-                full = [k for k in candidates if k != key]
-                if len(full) == 1:
-                    return full[0]
-            else:
-                bare = f"person:{first}"
-                if candidates == {bare}:
-                    return bare
+            return self._person(key, value)
         return key
 
-    def learn_speakers(self, extractions: Iterable[Extraction]) -> None:
-        """Speakers of a batch are known before it resolves, so "Hi Ben" early in a batch meets
-        the speaker "Ben Carter" who only talks later."""
-        for extraction in extractions:
-            for mention in extraction.mentions:
-                if (
-                    mention.as_speaker
-                    and self._resolve(mention.key, exact=True) not in self.entities
-                ):
-                    self.learn(KnownEntity(mention.key, mention.type, mention.label))
+    def _person(self, key: str, value: str) -> str:
+        first = value.split("_", 1)[0]
+        candidates = self._first_names.get(first, set())
+        if "_" in value:
+            bare = f"person:{first}"
+            return bare if candidates == {bare} else key
+        full = [k for k in candidates if k != key]
+        if len(full) == 1:
+            return full[0]
+        if not candidates and len(value) >= MIN_SHORT_FORM:
+            longer = {
+                k
+                for name, keys in self._first_names.items()
+                if len(name) > len(value) and name.startswith(value)
+                for k in keys
+            }
+            if len(longer) == 1:
+                return longer.pop()  # "Mel" → Melanie, "Caro" → Caroline
+        return key
 
-    def resolve(self, extraction: Extraction) -> tuple[Extraction, dict[str, set[str]]]:
-        """The extraction with keys resolved, plus the aliases learned per resolved key."""
-        mapping: dict[str, str] = {}
-        aliases: dict[str, set[str]] = defaultdict(set)
+    # -- one text -------------------------------------------------------------------------------
+
+    def resolve(
+        self, extraction: Extraction, memory_id: str = "", session_id: str | None = None
+    ) -> Resolution:
+        """The extraction with keys resolved (references settled or dropped), plus what the
+        write must do beside it (aliases, promoted candidates, merges)."""
+        out = Resolution(extraction)
+        mapping: dict[str, str | None] = {}
         mentions: dict[str, Mention] = {}
+        recent = self._sessions.setdefault(session_id or "", deque(maxlen=RECENT_PEOPLE))
+        speaker = next((m.key for m in extraction.mentions if m.as_speaker), None)
+        if speaker is not None:
+            speaker = self._resolve(speaker, exact=True)
         for mention in extraction.mentions:
-            # a speaker's own name is authoritative: only exact keys and aliases apply
-            target = self._resolve(mention.key, exact=mention.as_speaker)
-            mapping[mention.key] = target
-            known = self.entities.get(target)
-            if known is None:
-                known = KnownEntity(target, mention.type, mention.label)
-                self.learn(known)
-            elif mention.label != known.label and mention.label not in known.aliases:
-                aliases[target].add(mention.label)
-                self.learn(
-                    KnownEntity(
-                        known.key,
-                        known.type,
-                        known.label,
-                        (*known.aliases, mention.label),
-                        known.mention_count,
-                    )
-                )
-            merged = Mention(target, known.type, known.label, mention.as_speaker)
-            if target in mentions:
-                merged = Mention(
-                    target,
-                    known.type,
-                    known.label,
-                    mention.as_speaker or mentions[target].as_speaker,
-                )
-            mentions[target] = merged
+            if mention.reference is None:
+                mapping[mention.key] = self._name(mention, memory_id, out)
+        for mention in extraction.mentions:
+            if mention.reference is not None and mention.reference.kind == "pronoun":
+                mapping[mention.key] = self._pronoun(mention.reference, recent, speaker)
+        for mention in extraction.mentions:
+            if mention.reference is not None and mention.reference.kind == "role":
+                mapping[mention.key] = self._role(mention.reference, mapping, recent)
+        for mention in extraction.mentions:
+            target = mapping.get(mention.key)
+            if target is None:
+                continue
+            known = self.entities[target]
+            new_name = mention.label not in (known.label, *known.aliases)
+            if mention.reference is None and new_name and not known.unnamed:
+                out.aliases.setdefault(target, set()).add(mention.label)
+                self.learn(replace(known, aliases=(*known.aliases, mention.label)))
+            if mention.gender and not self.entities[target].gender:
+                self.learn(replace(self.entities[target], gender=mention.gender))
+                out.genders[target] = mention.gender
+            before = mentions.get(target)
+            mentions[target] = Mention(
+                target,
+                known.type,
+                known.label,
+                mention.as_speaker or (before is not None and before.as_speaker),
+            )
         relations: dict[tuple[str, str, str], Relation] = {}
         for rel in extraction.relations:
-            src, dst = mapping.get(rel.src, rel.src), mapping.get(rel.dst, rel.dst)
-            if src != dst:
-                relations.setdefault((src, rel.type, dst), Relation(src, rel.type, dst, rel.role))
-        resolved = Extraction(list(mentions.values()), list(relations.values()), extraction.cues)
-        return resolved, dict(aliases)
+            src, dst = mapping.get(rel.src), mapping.get(rel.dst)
+            if src is None or dst is None or src == dst:
+                continue
+            relations.setdefault((src, rel.type, dst), Relation(src, rel.type, dst, rel.role))
+            if rel.role and rel.type in _PERSONAL and not self.entities[dst].unnamed:
+                self._named_role(src, rel.role, dst, out)
+        for key in mentions:
+            if key.startswith("person:") and key not in self.speakers and key != speaker:
+                if key in recent:
+                    recent.remove(key)
+                recent.append(key)
+        out.extraction = Extraction(
+            list(mentions.values()), list(relations.values()), extraction.cues
+        )
+        return out
+
+    def _name(self, mention: Mention, memory_id: str, out: Resolution) -> str | None:
+        """A named mention's key; None for a tentative name nobody knows or a candidate topic
+        that has not recurred yet."""
+        if mention.as_speaker:
+            target = self._resolve(mention.key, exact=True)
+        else:
+            target = self._resolve(mention.key)
+        if target in self.entities:
+            return target
+        earlier = [m for m in self.candidates.get(target, []) if m != memory_id]
+        if mention.tentative or (mention.candidate and not earlier):
+            # held on the memory until confirmed: a name seen where a name must be, a topic again
+            held = self.candidates.setdefault(target, [])
+            if memory_id and memory_id not in held:
+                held.append(memory_id)
+            out.candidates.append(target)
+            return None
+        if earlier:
+            del self.candidates[target]
+            out.back_mentions.extend((m, target) for m in earlier)
+        self.learn(KnownEntity(target, mention.type, mention.label))
+        return target
+
+    def _pronoun(self, ref: Reference, recent: deque[str], speaker: str | None) -> str | None:
+        for key in reversed(recent):
+            if key == speaker or key in self.speakers or key not in self.entities:
+                continue
+            known = self.entities[key]
+            if known.plural:
+                continue
+            if ref.gender is None or known.gender in (None, ref.gender):
+                return key
+        return None
+
+    def _role(
+        self, ref: Reference, mapping: dict[str, str | None], recent: deque[str]
+    ) -> str | None:
+        owner = mapping.get(ref.owner or "") if ref.owner else None
+        if owner is None and ref.owner and not ref.owner.startswith(REF_PREFIX):
+            owner = self.resolve_key(ref.owner)
+        if owner is None or ref.role is None:
+            return None
+        links = [k for k in self.roles.get((owner, ref.role), []) if k in self.entities]
+        named = [k for k in links if not self.entities[k].unnamed]
+        if len(named) == 1 or (named and ref.plural):
+            return named[0] if len(named) == 1 else None
+        if len(named) > 1:
+            in_session = [k for k in reversed(recent) if k in named]
+            return in_session[0] if in_session else None
+        if links:
+            return links[0]
+        if ref.role in _MANY:
+            return None
+        owner_entity = self.entities[owner]
+        key = f"person:{split_key(owner)[1]}_{slug(ref.role)}"
+        label = f"{owner_entity.label}'s {ref.role}"
+        if key not in self.entities:
+            self.learn(
+                KnownEntity(
+                    key, "person", label, gender=ref.gender, unnamed=True, plural=ref.plural
+                )
+            )
+        self._learn_role(owner, ref.role, key)
+        return key
+
+    def _named_role(self, owner: str, role: str, person: str, out: Resolution) -> None:
+        """ "my husband Tom": Tom is the owner's husband; an unnamed husband merges into him."""
+        links = self.roles[(owner, role)]
+        unnamed = [k for k in links if k in self.entities and self.entities[k].unnamed]
+        self._learn_role(owner, role, person)
+        if role in _MANY or not unnamed:
+            return
+        named = [k for k in links if k in self.entities and not self.entities[k].unnamed]
+        if len(named) != 1 or self.entities[unnamed[0]].plural:
+            return  # several named: the unnamed one could be any of them
+        source = unnamed[0]
+        out.merges.append((source, person))
+        links.remove(source)
+        self.learn_alias(person, source, self.entities[source].label)

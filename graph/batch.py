@@ -7,9 +7,11 @@ statement on both engines; only graph/store.py sends it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from extraction.model import Extraction
+from extraction.model import KnownEntity
+from extraction.resolver import Resolution
 from graph.ingest import NewMemory
 from graph.vectors import to_faiss_id
 
@@ -18,8 +20,8 @@ def batch_rows(
     memories: list[NewMemory],
     ids: list[str],
     hashes: list[str],
-    extractions: list[Extraction],
-    aliases: dict[str, set[str]],
+    resolutions: list[Resolution],
+    known: Mapping[str, KnownEntity],
     vectors: list[str],
     model_id: str,
     now: float,
@@ -28,7 +30,8 @@ def batch_rows(
     """Pre-aggregates a batch into the flat lists write_memories.cypher unwinds.
 
     `created_at` grows by a microsecond per position so the batch's order is kept, and each
-    memory of a session is chained (NEXT) after the session's previous one."""
+    memory of a session is chained (NEXT) after the session's previous one. `known` (the
+    resolver's catalogue) gives what a person known by role carries: gender, unnamed, plural."""
     memory_rows: list[dict[str, Any]] = []
     next_edges: list[dict[str, str]] = []
     sessions: dict[str, dict[str, Any]] = {}
@@ -37,9 +40,14 @@ def batch_rows(
     entities: dict[str, dict[str, Any]] = {}
     mentions: list[dict[str, Any]] = []
     relations: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for position, (memory, memory_id, digest, extraction, vector) in enumerate(
-        zip(memories, ids, hashes, extractions, vectors, strict=True)
+    aliases: dict[str, set[str]] = {}
+    for resolution in resolutions:
+        for key, names in resolution.aliases.items():
+            aliases.setdefault(key, set()).update(names)
+    for position, (memory, memory_id, digest, resolution, vector) in enumerate(
+        zip(memories, ids, hashes, resolutions, vectors, strict=True)
     ):
+        extraction = resolution.extraction
         occurred = memory.occurred_at if memory.occurred_at is not None else now
         if memory.session_id:
             if memory.session_id in tails:
@@ -79,27 +87,33 @@ def batch_rows(
                 "vector_id": to_faiss_id(memory_id),
                 "embedding": vector,
                 "embedding_model": model_id,
+                "topic_candidates": resolution.candidates or None,
             }
         )
-        for mention in extraction.mentions:
-            entity = entities.setdefault(
-                mention.key,
-                {
-                    "key": mention.key,
-                    "type": mention.type,
-                    "label": mention.label,
-                    "aliases": sorted(aliases.get(mention.key, set())),
+        back = [(earlier, key, False) for earlier, key in resolution.back_mentions]
+        own = [(memory_id, m.key, m.as_speaker) for m in extraction.mentions]
+        labels = {m.key: (m.type, m.label) for m in extraction.mentions}
+        for mentioning, key, as_speaker in own + back:
+            entity_type, label = labels[key]
+            entity = entities.get(key)
+            if entity is None:
+                facts = known.get(key)
+                entity = entities[key] = {
+                    "key": key,
+                    "type": entity_type,
+                    "label": label,
+                    "aliases": sorted(aliases.get(key, set())),
                     "count": 0,
                     "first_seen": occurred,
                     "last_seen": occurred,
-                },
-            )
+                    "gender": facts.gender if facts else None,
+                    "unnamed": bool(facts and facts.unnamed),
+                    "plural": bool(facts and facts.plural),
+                }
             entity["count"] += 1
             entity["first_seen"] = min(entity["first_seen"], occurred)
             entity["last_seen"] = max(entity["last_seen"], occurred)
-            mentions.append(
-                {"memory_id": memory_id, "key": mention.key, "as_speaker": mention.as_speaker}
-            )
+            mentions.append({"memory_id": mentioning, "key": key, "as_speaker": as_speaker})
         for rel in extraction.relations:
             row = relations.setdefault(
                 (rel.src, rel.type, rel.dst),

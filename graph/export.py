@@ -22,8 +22,16 @@ EXPORT_STATEMENTS = {
     for noun in ("memories", "entities", "sessions", *EDGES)
 }
 
-COUNTED = ("memories", "entities", "sessions", "mentions", "next", "relations", "in_session",
-           "summaries")
+COUNTED = (
+    "memories",
+    "entities",
+    "sessions",
+    "mentions",
+    "next",
+    "relations",
+    "in_session",
+    "summaries",
+)
 
 Progress = Callable[[str, int], None]
 

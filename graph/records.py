@@ -73,6 +73,10 @@ class MemoryFacts:
         )
 
 
+# evidence ids a card carries per relation (a fact restated 500 times keeps its newest few)
+MAX_EVIDENCE = 10
+
+
 @dataclass(frozen=True)
 class RelationRecord:
     type: str
@@ -83,6 +87,7 @@ class RelationRecord:
     role: str | None = None
     first_seen: float | None = None
     last_seen: float | None = None
+    evidence: tuple[str, ...] = ()  # the newest MAX_EVIDENCE memory ids stating it, oldest first
 
 
 @dataclass(frozen=True)

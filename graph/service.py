@@ -28,7 +28,7 @@ from extraction.embedder import embedding_text
 from extraction.keys import ENTITY_TYPES
 from extraction.model import Extraction
 from extraction.protocols import TextEmbedder, TextExtractor
-from extraction.resolver import Resolver
+from extraction.resolver import Resolution, Resolver
 from graph import ingest
 from graph.batch import batch_rows
 from graph.errors import InvalidInput, NotFound
@@ -42,6 +42,8 @@ from graph.store import Store
 from graph.vectors import VectorStore, encode_embedding
 
 log = logging.getLogger("recollect.service")
+# turns of a session read back for its people when the cache is cold (pronouns in the next turn)
+SESSION_TURNS = 8
 
 Vector = npt.NDArray[np.float32]
 # called off the request path after turns with a sessionId were written: (user_id, event time of
@@ -100,7 +102,11 @@ class MemoryService:
         with self._catalog_lock:
             resolver = self._catalogs.get(user_id)
             if resolver is None:
-                resolver = Resolver(self._store.catalog(user_id))
+                resolver = Resolver(
+                    self._store.catalog(user_id),
+                    self._store.role_catalog(user_id),
+                    self._store.topic_candidates(user_id),
+                )
                 self._catalogs[user_id] = resolver
             return resolver
 
@@ -246,31 +252,25 @@ class MemoryService:
             extractions = [extracted[i] for i in fresh]
             resolver = self.catalog(user_id)
             resolver.learn_speakers(extractions)
-            resolved: list[Extraction] = []
-            aliases: dict[str, set[str]] = defaultdict(set)
-            for i, extraction in zip(fresh, extractions, strict=True):
-                result, learned = resolver.resolve(extraction)
-                if batch[i].kind == "episode":
-                    # a summary repeats its session's facts: mentions yes, evidence no
-                    result = replace(result, relations=[])
-                resolved.append(result)
-                for key, names in learned.items():
-                    aliases[key] |= names
             fresh_ids = [ids[i] or "" for i in fresh]
+            resolutions = self._resolve(user_id, resolver, batch, fresh, fresh_ids, extractions)
             matrix = np.stack([embedded[i] for i in fresh])
             sessions = sorted({s for i in fresh if (s := batch[i].session_id)})
             rows = batch_rows(
                 [batch[i] for i in fresh],
                 fresh_ids,
                 [hashes[i] for i in fresh],
-                resolved,
-                aliases,
+                resolutions,
+                resolver.entities,
                 [encode_embedding(v) for v in matrix],
                 self.embedder.model_id,
                 now,
                 self._store.last_in_sessions(user_id, sessions),
             )
             self._store.write_batch(user_id, **rows)
+            for resolution in resolutions:
+                for source, target in resolution.merges:
+                    self._store.merge_entities(user_id, source, target)
             with self._catalog_lock:
                 speakers = self._speakers.get(user_id)
                 if speakers is not None:
@@ -290,6 +290,29 @@ class MemoryService:
                 fresh_ids,
                 [embedding_text(batch[i].text, batch[i].speaker) for i in fresh],
             )
+
+    def _resolve(
+        self,
+        user_id: str,
+        resolver: Resolver,
+        batch: list[NewMemory],
+        fresh: list[int],
+        fresh_ids: list[str],
+        extractions: list[Extraction],
+    ) -> list[Resolution]:
+        """Each fresh memory's extraction resolved in order, sessions read in when cold."""
+        resolutions: list[Resolution] = []
+        for i, memory_id, extraction in zip(fresh, fresh_ids, extractions, strict=True):
+            session_id = batch[i].session_id
+            if session_id and not resolver.knows_session(session_id):
+                people, speakers = self._store.session_people(user_id, session_id, SESSION_TURNS)
+                resolver.seed_session(session_id, people, speakers)
+            resolution = resolver.resolve(extraction, memory_id, session_id)
+            if batch[i].kind == "episode":
+                # a summary repeats its session's facts: mentions yes, evidence no
+                resolution.extraction = replace(resolution.extraction, relations=[])
+            resolutions.append(resolution)
+        return resolutions
 
     # -- deletion and pinning -----------------------------------------------------------------
 
@@ -313,6 +336,40 @@ class MemoryService:
             self._lexical.drop(user_id)
             self._forget_catalog(user_id)
         return count
+
+    def merge_entities(self, user_id: str, sources: Sequence[str], into: str) -> EntityRecord:
+        """Corrects the graph by hand: each source entity's mentions, relations (counts summed,
+        evidence joined) and names move into `into`, and the source is deleted. Idempotent: a
+        source already merged into `into` (now its alias) is skipped; any other unknown key is
+        NotFound. Each source is one atomic statement; the resolver learns the alias at once."""
+        ingest.check_user_id(user_id)
+        keys = [_check_key(k, "sources") for k in sources]
+        _check_key(into, "into")
+        if not keys:
+            raise InvalidInput("sources", "must name at least one entity key")
+        if into in keys:
+            raise InvalidInput(
+                "sources", f"holds the target {into!r}; an entity is not merged into itself"
+            )
+        with self._write_lock:
+            resolver = self.catalog(user_id)
+            if into not in resolver.entities:
+                raise NotFound(f"no entity {into!r} for this user")
+            for key in keys:
+                if key not in resolver.entities and resolver.resolve_key(key) != into:
+                    raise NotFound(f"no entity {key!r} for this user (sources)")
+            for key in dict.fromkeys(keys):
+                source = resolver.entities.get(key)
+                if source is None:
+                    continue  # merged before: the alias resolves to the target
+                self._store.merge_entities(user_id, key, into)
+                resolver.learn_alias(into, key, source.label)
+                for alias in source.aliases:
+                    resolver.learn_alias(into, key, alias)
+        record = self._store.entities(user_id, [into]).get(into)
+        if record is None:  # forgotten between the merge and the read
+            raise NotFound(f"no entity {into!r} for this user")
+        return record
 
     def pin(self, user_id: str, memory_id: str, pinned: bool) -> MemoryRecord:
         _check_ids(user_id, memory_id)
@@ -467,6 +524,13 @@ class MemoryService:
     def reconcile(self) -> ReconcileReport:
         """Makes every user's FAISS index agree with the graph (the source of truth)."""
         return reconcile(self._store, self._vectors, self.embedder)
+
+
+def _check_key(key: str, field: str) -> str:
+    ingest.check_no_nul(key, field)
+    if not key.strip() or ":" not in key:
+        raise InvalidInput(field, f"holds {key!r}; an entity key looks like 'person:john_doe'")
+    return key
 
 
 def _check_ids(user_id: str, memory_id: str) -> None:

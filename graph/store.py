@@ -11,15 +11,26 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from extraction.model import KnownEntity
+from extraction.resolver import RoleLink
 from graph.executor import Executor
 from graph.ids import MemoryId
-from graph.records import EntityRecord, MemoryFacts, MemoryRecord, RelationRecord
+from graph.records import (
+    MAX_EVIDENCE,
+    EntityRecord,
+    MemoryFacts,
+    MemoryRecord,
+    RelationRecord,
+)
 
 STATEMENTS = {
     "write_memories",
     "find_existing_memories",
     "get_memories",
     "entity_catalog",
+    "role_catalog",
+    "topic_candidates",
+    "session_people",
+    "merge_entities",
     "get_entities",
     "entity_relations",
     "list_entities",
@@ -129,9 +140,34 @@ class Store:
                 row["label"],
                 tuple(row.get("aliases") or ()),
                 int(row.get("mention_count") or 0),
+                row.get("gender"),
+                bool(row.get("unnamed")),
+                bool(row.get("plural")),
             )
             for row in self._run("entity_catalog", user_id=user_id)
         ]
+
+    def role_catalog(self, user_id: str) -> list[RoleLink]:
+        rows = self._run("role_catalog", user_id=user_id)
+        return [RoleLink(row["owner"], row["role"], row["key"]) for row in rows]
+
+    def topic_candidates(self, user_id: str) -> list[tuple[str, list[str]]]:
+        rows = self._run("topic_candidates", user_id=user_id)
+        return [(row["key"], list(row["memory_ids"])) for row in rows]
+
+    def session_people(
+        self, user_id: str, session_id: str, turns: int
+    ) -> tuple[list[str], list[str]]:
+        """The people of a session's last `turns` turns, oldest mention first, and its speakers."""
+        rows = self._run("session_people", user_id=user_id, session_id=session_id, turns=turns)
+        people = [row["key"] for row in rows if not row["spoke"]]
+        speakers = [row["key"] for row in rows if row["spoke"]]
+        return people, speakers
+
+    def merge_entities(self, user_id: str, source: str, target: str) -> bool:
+        """True when `source` existed and was merged into `target`."""
+        rows = self._run("merge_entities", user_id=user_id, source=source, target=target)
+        return bool(rows)
 
     def entities(
         self,
@@ -152,6 +188,7 @@ class Store:
             keys=wanted,
             limit=_ALL if max_relations is None else max_relations,
             types=sorted(set(cued)),
+            evidence=MAX_EVIDENCE,
         )
         for row in rows:
             relations[row["key"]].append(
@@ -164,6 +201,7 @@ class Store:
                     role=row.get("role"),
                     first_seen=row.get("first_seen"),
                     last_seen=row.get("last_seen"),
+                    evidence=tuple(row.get("evidence") or ()),
                 )
             )
         out: dict[str, EntityRecord] = {}

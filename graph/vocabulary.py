@@ -1,7 +1,8 @@
-"""The closed vocabulary of entity labels and relationship types.
+"""The closed vocabulary of entity labels and relationship types, each type with an example.
 
 Labels and relationship types are never built from user text: the extractor may only emit the names
-here, the write statement spells each of them out literally, and a test keeps the two in sync.
+here, the statements that write them spell each one out literally, and tests keep the two in sync
+and check that every example sentence yields its type with the real spaCy model.
 """
 
 from __future__ import annotations
@@ -18,10 +19,92 @@ ENTITY_LABELS: dict[str, str] = {
     "project": "Project",
     "event": "Event",
     "topic": "Topic",
+    "pet": "Pet",
 }
 
+# relation type -> (what it means, an example said by "Alice", the (subject, object) it yields;
+# the object by its key's slug, since the small model may type a title as an org or a topic)
+EXAMPLES: dict[str, tuple[str, str, tuple[str, str]]] = {
+    "WORKS_AT": ("employer or workplace", "I work at Acme Corp.", ("alice", "acme_corp")),
+    "WORKS_AS": ("occupation", "I'm a nurse at the city hospital.", ("alice", "nurse")),
+    "WORKS_ON": ("a project one works on", "I'm on the Orion project at work.", ("alice", "orion")),
+    "STUDIES": (
+        "a subject studied or trained",
+        "I'm studying psychology.",
+        ("alice", "psychology"),
+    ),
+    "LIVES_IN": ("home", "My sister Mary lives in Boston.", ("mary", "boston")),
+    "MOVED_TO": ("a move", "We moved to Denver last spring.", ("alice", "denver")),
+    "FROM": ("origin: born, raised, from", "I'm from Sweden originally.", ("alice", "sweden")),
+    "VISITED": ("a place travelled to", "Last summer I traveled to Japan.", ("alice", "japan")),
+    "ATTENDED": (
+        "an event, class, school or group gone to",
+        "I went to an LGBTQ support group yesterday.",
+        ("alice", "lgbtq_support_group"),
+    ),
+    "MEMBER_OF": (
+        "a club, team or community joined",
+        "I joined the Boston Chess Club last year.",
+        ("alice", "boston_chess_club"),
+    ),
+    "VOLUNTEERS_AT": (
+        "unpaid work for a place or cause",
+        "I volunteer at the animal shelter on weekends.",
+        ("alice", "animal_shelter"),
+    ),
+    "SUPPORTS": (
+        "a cause supported, donated or raised money for",
+        "I raised money for cancer research.",
+        ("alice", "cancer_research"),
+    ),
+    "FAMILY_OF": (
+        "a relative, role on the edge",
+        "My sister Mary lives in Boston.",
+        ("alice", "mary"),
+    ),
+    "PARTNER_OF": ("spouse or partner", "My husband Tom loves to cook.", ("alice", "tom")),
+    "FRIEND_OF": (
+        "friend, colleague, mentor; role on the edge",
+        "My friend Priya visited Paris.",
+        ("alice", "priya"),
+    ),
+    "HAS_PET": ("a pet, by name when named", "We adopted a puppy named Luna.", ("alice", "luna")),
+    "OWNS": ("a thing bought or owned", "I bought a new car last week.", ("alice", "car")),
+    "LIKES": ("a liking, interest or favourite", "I love pottery.", ("alice", "pottery")),
+    "DISLIKES": ("a dislike", "I hate running in the rain.", ("alice", "running")),
+    "PRACTICES": ("a hobby or activity done", "I started surfing years ago.", ("alice", "surfing")),
+    "PLAYS": ("an instrument or sport played", "I play the violin in a band.", ("alice", "violin")),
+    "MADE": (
+        "a thing painted, written, built",
+        "I painted a sunset last week.",
+        ("alice", "sunset"),
+    ),
+    "READ": ("a book read", "I just finished reading Dune.", ("alice", "dune")),
+    "WATCHED": (
+        "a film or show watched",
+        "We watched Inception last night.",
+        ("alice", "inception"),
+    ),
+    "PLANS": (
+        "a plan or goal; the verb on the edge",
+        "I'm planning to run a marathon.",
+        ("alice", "marathon"),
+    ),
+    "RELATED_TO": (
+        "named together in one sentence, no typed fact",
+        "Sarah and Tom met in Chicago.",
+        ("sarah", "tom"),
+    ),
+}
 
-__all__ = ["EDGE_TYPES", "ENTITY_LABELS", "NODE_LABELS", "RELATION_TYPES", "check_identifier"]
+__all__ = [
+    "EDGE_TYPES",
+    "ENTITY_LABELS",
+    "EXAMPLES",
+    "NODE_LABELS",
+    "RELATION_TYPES",
+    "check_identifier",
+]
 
 NODE_LABELS: tuple[str, ...] = ("Memory", "Entity", "Session", *ENTITY_LABELS.values())
 # MENTIONS: memory -> entity; NEXT: a session's turns in ingest order; IN_SESSION: turn -> session;

@@ -135,3 +135,29 @@ def test_one_key_never_sees_the_other_user(two_users: Api, ops: list[tuple[str, 
         # and asking for the other user's id with one's own key is refused
         refused = _call(api, key, "query($u: ID!) { entities(userId: $u) { totalCount } }", u=other)
         assert refused["errors"][0]["extensions"]["code"] == "FORBIDDEN"
+
+
+MERGE = """mutation($u: ID!, $s: [String!]!, $t: String!) {
+  mergeEntities(userId: $u, sources: $s, into: $t) { key aliases } }"""
+
+
+def test_merge_entities_stays_within_the_key_user(two_users: Api) -> None:
+    """A key cannot merge another user's entities, and its own merge cannot reach them."""
+    for user in KEYS:
+        _call(
+            two_users,
+            KEYS[user],
+            'mutation($u: ID!) { remember(input: {userId: $u, speaker: "Ann", '
+            'text: "My friend Bobby and my friend Robert love chess."}) { id } }',
+            u=user,
+        )
+    denied = _call(two_users, KEYS["alice"], MERGE, u="bob", s=["person:bobby"], t="person:robert")
+    assert denied["errors"][0]["extensions"]["code"] == "FORBIDDEN"
+    done = _call(two_users, KEYS["alice"], MERGE, u="alice", s=["person:bobby"], t="person:robert")
+    assert done["data"]["mergeEntities"]["aliases"] == ["Bobby"]
+    bob = _call(
+        two_users,
+        KEYS["bob"],
+        '{ entity(userId: "bob", key: "person:bobby") { key aliases } }',
+    )
+    assert bob["data"]["entity"] == {"key": "person:bobby", "aliases": []}

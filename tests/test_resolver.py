@@ -1,18 +1,42 @@
+"""The resolver's rules on hand-made mentions (pure logic; the real-model path is covered by
+test_knowledge_graph.py against the embedded engine)."""
+
 from __future__ import annotations
 
-from extraction.model import Extraction, KnownEntity, Mention, Relation
-from extraction.resolver import Resolver
+from extraction.model import (
+    REF_PREFIX,
+    Extraction,
+    KnownEntity,
+    Mention,
+    Reference,
+    Relation,
+)
+from extraction.resolver import Resolution, Resolver, RoleLink
 
 
-def _extraction(*mentions: Mention, relations: tuple[Relation, ...] = ()) -> Extraction:
-    return Extraction(list(mentions), list(relations))
+def _resolve(
+    resolver: Resolver,
+    *mentions: Mention,
+    relations: tuple[Relation, ...] = (),
+    memory_id: str = "m1",
+    session: str | None = "s1",
+) -> Resolution:
+    return resolver.resolve(Extraction(list(mentions), list(relations)), memory_id, session)
+
+
+def _keys(resolution: Resolution) -> list[str]:
+    return resolution.extraction.keys()
+
+
+def _typed(resolution: Resolution) -> set[tuple[str, str, str]]:
+    return {(r.src, r.type, r.dst) for r in resolution.extraction.relations}
 
 
 def test_first_name_resolves_to_the_only_full_name() -> None:
     resolver = Resolver([KnownEntity("person:mary_smith", "person", "Mary Smith")])
-    result, aliases = resolver.resolve(_extraction(Mention("person:mary", "person", "Mary")))
-    assert result.keys() == ["person:mary_smith"]
-    assert aliases == {"person:mary_smith": {"Mary"}}
+    out = _resolve(resolver, Mention("person:mary", "person", "Mary"))
+    assert _keys(out) == ["person:mary_smith"]
+    assert out.aliases == {"person:mary_smith": {"Mary"}}
 
 
 def test_ambiguous_first_name_stays_its_own_entity() -> None:
@@ -22,43 +46,58 @@ def test_ambiguous_first_name_stays_its_own_entity() -> None:
             KnownEntity("person:mary_jones", "person", "Mary Jones"),
         ]
     )
-    result, _ = resolver.resolve(_extraction(Mention("person:mary", "person", "Mary")))
-    assert result.keys() == ["person:mary"]
+    assert _keys(_resolve(resolver, Mention("person:mary", "person", "Mary"))) == ["person:mary"]
 
 
 def test_full_name_resolves_to_the_only_bare_first_name() -> None:
     resolver = Resolver([KnownEntity("person:tom", "person", "Tom")])
-    result, aliases = resolver.resolve(
-        _extraction(Mention("person:tom_baker", "person", "Tom Baker"))
-    )
-    assert result.keys() == ["person:tom"]
-    assert aliases == {"person:tom": {"Tom Baker"}}
+    out = _resolve(resolver, Mention("person:tom_baker", "person", "Tom Baker"))
+    assert _keys(out) == ["person:tom"]
+    assert out.aliases == {"person:tom": {"Tom Baker"}}
 
 
 def test_known_alias_resolves() -> None:
     resolver = Resolver([KnownEntity("org:acme_corp", "org", "Acme Corp", ("Acme",))])
-    result, _ = resolver.resolve(_extraction(Mention("org:acme", "org", "Acme")))
-    assert result.keys() == ["org:acme_corp"]
+    assert _keys(_resolve(resolver, Mention("org:acme", "org", "Acme"))) == ["org:acme_corp"]
 
 
 def test_mistyped_person_resolves_to_the_known_person() -> None:
     resolver = Resolver([KnownEntity("person:caroline", "person", "Caroline")])
-    result, _ = resolver.resolve(_extraction(Mention("org:caroline", "org", "Caroline")))
-    assert result.mentions == [Mention("person:caroline", "person", "Caroline")]
+    out = _resolve(resolver, Mention("org:caroline", "org", "Caroline"))
+    assert out.extraction.mentions == [Mention("person:caroline", "person", "Caroline")]
+
+
+def test_short_form_resolves_to_the_only_longer_first_name() -> None:
+    resolver = Resolver(
+        [
+            KnownEntity("person:melanie", "person", "Melanie"),
+            KnownEntity("person:caroline", "person", "Caroline"),
+        ]
+    )
+    assert _keys(_resolve(resolver, Mention("person:mel", "person", "Mel"))) == ["person:melanie"]
+    assert _keys(_resolve(resolver, Mention("person:caro", "person", "Caro"))) == [
+        "person:caroline"
+    ]
+    # two people start with "Dan": no guess; two letters are too few to tell
+    resolver.learn(KnownEntity("person:daniel", "person", "Daniel"))
+    resolver.learn(KnownEntity("person:danielle", "person", "Danielle"))
+    assert _keys(_resolve(resolver, Mention("person:dan", "person", "Dan"))) == ["person:dan"]
+    assert _keys(_resolve(resolver, Mention("person:ca", "person", "Ca"))) == ["person:ca"]
 
 
 def test_relations_follow_resolution_and_batch_learning() -> None:
     resolver = Resolver()
-    first, _ = resolver.resolve(_extraction(Mention("person:mary_smith", "person", "Mary Smith")))
-    second, _ = resolver.resolve(
-        _extraction(
-            Mention("person:mary", "person", "Mary"),
-            Mention("place:boston", "place", "Boston"),
-            relations=(Relation("person:mary", "LIVES_IN", "place:boston"),),
-        )
+    first = _resolve(resolver, Mention("person:mary_smith", "person", "Mary Smith"))
+    second = _resolve(
+        resolver,
+        Mention("person:mary", "person", "Mary"),
+        Mention("place:boston", "place", "Boston"),
+        relations=(Relation("person:mary", "LIVES_IN", "place:boston"),),
     )
-    assert first.keys() == ["person:mary_smith"]
-    assert second.relations == [Relation("person:mary_smith", "LIVES_IN", "place:boston")]
+    assert _keys(first) == ["person:mary_smith"]
+    assert second.extraction.relations == [
+        Relation("person:mary_smith", "LIVES_IN", "place:boston")
+    ]
     assert resolver.resolve_key("person:mary") == "person:mary_smith"
     assert resolver.resolve_key("person:nobody") is None
 
@@ -76,3 +115,118 @@ def test_named_finds_keys_by_label_and_alias_in_learn_order() -> None:
     # learning again (a new mention count) neither duplicates nor reorders
     resolver.learn(KnownEntity("person:mary_smith", "person", "Mary Smith", ("Mary",), 5))
     assert resolver.named("mary") == ["person:mary_smith", "org:mary"]
+
+
+def test_a_tentative_name_is_kept_only_when_known() -> None:
+    resolver = Resolver([KnownEntity("person:blue", "person", "Blue")])
+    glad = Mention("person:glad", "person", "Glad", tentative=True)
+    blue = Mention("person:blue", "person", "Blue", tentative=True)
+    out = _resolve(
+        resolver, glad, blue, relations=(Relation("person:glad", "RELATED_TO", "person:blue"),)
+    )
+    assert _keys(out) == ["person:blue"]
+    assert out.extraction.relations == []
+
+
+def test_a_candidate_topic_becomes_an_entity_when_it_recurs() -> None:
+    resolver = Resolver(candidates=[("topic:lighthouse", ["m0"])])
+    harbour = Mention("topic:harbour", "topic", "harbour", candidate=True)
+    first = _resolve(resolver, harbour, memory_id="m1")
+    assert _keys(first) == [] and first.candidates == ["topic:harbour"]
+    again = _resolve(resolver, harbour, memory_id="m1")  # the same memory does not count twice
+    assert _keys(again) == []
+    second = _resolve(resolver, harbour, memory_id="m2")
+    assert _keys(second) == ["topic:harbour"]
+    assert second.back_mentions == [("m1", "topic:harbour")]
+    # a candidate read back from the graph counts as the first memory
+    lighthouse = _resolve(
+        resolver, Mention("topic:lighthouse", "topic", "lighthouse", candidate=True), memory_id="m3"
+    )
+    assert _keys(lighthouse) == ["topic:lighthouse"]
+    assert lighthouse.back_mentions == [("m0", "topic:lighthouse")]
+    # once an entity, a candidate mention is a plain mention
+    later = _resolve(resolver, harbour, memory_id="m4")
+    assert _keys(later) == ["topic:harbour"] and later.back_mentions == []
+
+
+def _pronoun(gender: str) -> Mention:
+    return Mention(f"{REF_PREFIX}{gender}", "person", "she", reference=Reference("pronoun", gender))
+
+
+def test_a_pronoun_is_the_last_person_of_its_gender_in_the_session() -> None:
+    resolver = Resolver([KnownEntity("person:ben", "person", "Ben", gender="male")])
+    caro = Mention("person:caro", "person", "Caro", as_speaker=True)
+    mel = Mention("person:mel", "person", "Mel", as_speaker=True)
+    resolver.learn_speakers([Extraction([caro]), Extraction([mel])])
+    _resolve(resolver, caro, Mention("person:ana", "person", "Ana", gender="female"))
+    _resolve(resolver, mel, Mention("person:ben", "person", "Ben"))
+    ana_teaches = _resolve(
+        resolver,
+        caro,
+        _pronoun("female"),
+        Mention("topic:school", "topic", "school"),
+        relations=(Relation(f"{REF_PREFIX}female", "WORKS_AT", "topic:school"),),
+    )
+    # Ben (male) and the speakers (addressed as "you") are passed over
+    assert ("person:ana", "WORKS_AT", "topic:school") in _typed(ana_teaches)
+    # another session knows nobody: the pronoun and its fact are dropped
+    other = _resolve(
+        resolver,
+        caro,
+        _pronoun("female"),
+        Mention("topic:school", "topic", "school"),
+        relations=(Relation(f"{REF_PREFIX}female", "WORKS_AT", "topic:school"),),
+        session="s2",
+    )
+    assert _typed(other) == set()
+
+
+def _husband(owner: str) -> Mention:
+    reference = Reference("role", "male", owner, "husband")
+    return Mention(f"{REF_PREFIX}role:{owner}:husband", "person", "husband", reference=reference)
+
+
+def test_an_unnamed_relative_is_a_person_merged_into_the_name_given_later() -> None:
+    resolver = Resolver([KnownEntity("person:mel", "person", "Mel")])
+    ref = _husband("person:mel")
+    out = _resolve(
+        resolver,
+        Mention("person:mel", "person", "Mel", as_speaker=True),
+        ref,
+        relations=(Relation("person:mel", "PARTNER_OF", ref.key, "husband"),),
+    )
+    assert ("person:mel", "PARTNER_OF", "person:mel_husband") in _typed(out)
+    husband = resolver.entities["person:mel_husband"]
+    assert (husband.label, husband.unnamed, husband.gender) == ("Mel's husband", True, "male")
+    # the same role later is the same person
+    again = _resolve(resolver, _husband("person:mel"), memory_id="m2")
+    assert _keys(again) == ["person:mel_husband"]
+    # "my husband Tom": the unnamed husband is merged into Tom, who inherits the role
+    named = _resolve(
+        resolver,
+        Mention("person:mel", "person", "Mel", as_speaker=True),
+        Mention("person:tom", "person", "Tom"),
+        relations=(Relation("person:mel", "PARTNER_OF", "person:tom", "husband"),),
+        memory_id="m3",
+    )
+    assert named.merges == [("person:mel_husband", "person:tom")]
+    assert "person:mel_husband" not in resolver.entities
+    assert "Mel's husband" in resolver.entities["person:tom"].aliases
+    assert _keys(_resolve(resolver, _husband("person:mel"), memory_id="m4")) == ["person:tom"]
+
+
+def test_roles_read_from_the_graph_resolve_and_many_friends_are_nobody() -> None:
+    resolver = Resolver(
+        [
+            KnownEntity("person:mel", "person", "Mel"),
+            KnownEntity("person:tom", "person", "Tom"),
+        ],
+        roles=[RoleLink("person:mel", "husband", "person:tom")],
+    )
+    assert _keys(_resolve(resolver, _husband("person:mel"))) == ["person:tom"]
+    friend = Reference("role", None, "person:mel", "friend")
+    out = _resolve(
+        resolver,
+        Mention(f"{REF_PREFIX}role:person:mel:friend", "person", "friend", reference=friend),
+    )
+    assert _keys(out) == []

@@ -195,9 +195,9 @@ def test_context_reads_of_a_hub_entity_are_bounded(
     said = [
         api.ok(REMEMBER, input={"userId": "restated", "speaker": "Ann", "text": text})
         for text in (
-            "Mary lives in Boston.",
-            "Mary still lives in Boston.",
-            "Mary lives in Boston, near the river.",
+            "My sister Mary lives in Boston.",
+            "My sister Mary still lives in Boston.",
+            "My sister Mary lives in Boston, near the river.",
         )
     ]
     everything = store.relation_evidence("restated", ["person:mary"], ["LIVES_IN"], limit=1_000)

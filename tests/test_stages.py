@@ -67,9 +67,7 @@ def test_seeds_are_resolved_mentions_then_known_names_in_the_message() -> None:
             KnownEntity("org:acme", "org", "Acme", aliases=("acme corp",)),
         ]
     )
-    extraction = Extraction(
-        [Mention("person:mary", "person", "Mary")], [], frozenset({"LIVES_IN"})
-    )
+    extraction = Extraction([Mention("person:mary", "person", "Mary")], [], frozenset({"LIVES_IN"}))
     seeds = find_seeds(extraction, resolver, "did mary move from boston to acme corp?")
     # "Mary" resolves to the only Mary; lower-case "boston" and the alias "acme corp" are n-grams
     assert seeds.keys == ["person:mary_smith", "org:acme", "place:boston"]
@@ -240,14 +238,29 @@ def test_a_context_call_reads_what_the_stages_ask_for(tmp_path: Path) -> None:
         {"key": "org:acme", "type": "org", "label": "Acme", "aliases": [], "mention_count": 1},
     ]
     relations = [
-        {"key": "person:bob", "type": "WORKS_AT", "direction": "out", "target": "org:acme",
-         "count": 1, "strong": 0, "role": None, "first_seen": 1.0, "last_seen": 1.0},
+        {
+            "key": "person:bob",
+            "type": "WORKS_AT",
+            "direction": "out",
+            "target": "org:acme",
+            "count": 1,
+            "strong": 0,
+            "role": None,
+            "first_seen": 1.0,
+            "last_seen": 1.0,
+        },
     ]
 
     def facts(params: dict[str, Any]) -> list[dict[str, Any]]:
         return [
-            {"id": i, "occurred_at": 1.0, "kind": "turn", "pinned": False, "external_id": None,
-             "entity_keys": ["person:bob"]}
+            {
+                "id": i,
+                "occurred_at": 1.0,
+                "kind": "turn",
+                "pinned": False,
+                "external_id": None,
+                "entity_keys": ["person:bob"],
+            }
             for i in params["ids"]
         ]
 
@@ -259,16 +272,30 @@ def test_a_context_call_reads_what_the_stages_ask_for(tmp_path: Path) -> None:
                 {**e, "first_seen": 1.0, "last_seen": 1.0} for e in catalog if e["key"] in p["keys"]
             ],
             "relation_evidence": lambda _: [
-                {"key": "person:bob", "type": "WORKS_AT", "target": "org:acme", "strong": 0,
-                 "count": 1, "evidence": [ids["bob2"]]}
+                {
+                    "key": "person:bob",
+                    "type": "WORKS_AT",
+                    "target": "org:acme",
+                    "strong": 0,
+                    "count": 1,
+                    "evidence": [ids["bob2"]],
+                }
             ],
             "entity_memories": lambda p: [
                 {"key": k, "ids": [ids["bob1"]]} for k in p["keys"] if k == "person:bob"
             ],
             "memory_facts": facts,
             "get_memories": lambda p: [
-                {"id": i, "user_id": "u", "text": "Bob works at Acme.", "speaker": "Ann",
-                 "occurred_at": 1.0, "created_at": 1.0, "importance": 1, "pinned": False}
+                {
+                    "id": i,
+                    "user_id": "u",
+                    "text": "Bob works at Acme.",
+                    "speaker": "Ann",
+                    "occurred_at": 1.0,
+                    "created_at": 1.0,
+                    "importance": 1,
+                    "pinned": False,
+                }
                 for i in p["ids"]
             ],
             "list_memory_texts": lambda _: [],

@@ -253,9 +253,7 @@ def _gather(
     late = _facts(service, user_id, as_of, [i for i in vector_hits if i not in early])
     facts = {**late, **early}
     _fill_cosine(service, user_id, query, cosine, list(facts))
-    return Candidates(
-        facts, cosine, query, lexical, frozenset(vector_hits), frozenset(lexical_top)
-    )
+    return Candidates(facts, cosine, query, lexical, frozenset(vector_hits), frozenset(lexical_top))
 
 
 def _with_neighbours(

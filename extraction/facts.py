@@ -1,0 +1,487 @@
+"""Typed facts from clauses: subject, verb, object → a relation of the closed vocabulary.
+
+Every verb of a statement is read with its subject — a name, first person (the speaker), a
+resolved pronoun or role, inherited along conj/xcomp/advcl chains, or, for a sentence that starts
+with a past-tense verb ("Just finished the book"), the speaker — and mapped by its lemma and
+its complements to a relation type (extraction/lexicon.py holds the verb classes):
+
+    "I went to a support group"      ATTENDED    "We visited Japan"            VISITED
+    "I started surfing"              PRACTICES   "I painted a sunrise"         MADE
+    "I'm planning to open a studio"  PLANS       "I'm a nurse"                 WORKS_AS
+    "My favorite book is Dune"       LIKES       "I volunteer at a shelter"    VOLUNTEERS_AT
+
+Questions, negations (but "don't like" → DISLIKES), conditionals and modal hypotheticals ("I
+could go") state no fact. graph/vocabulary.py has an example sentence for every type, and a test
+runs each through the real pipeline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from spacy.tokens import Token
+
+from extraction.lexicon import (
+    ATTEND_VERBS,
+    DISLIKE_VERBS,
+    FROM_VERBS,
+    GO_VERBS,
+    JOB_NOUNS,
+    JOB_VERBS,
+    JOIN_VERBS,
+    LIKE_VERBS,
+    MADE_VERBS,
+    MARRY_VERBS,
+    MOVE_VERBS,
+    NOT_OCCUPATIONS,
+    OCCUPATION_VERBS,
+    OCCUPATIONS,
+    OWN_VERBS,
+    PET_NOUNS,
+    PLACE_NOUNS,
+    PLAN_VERBS,
+    PLAY_VERBS,
+    PRACTICE_VERBS,
+    READ_VERBS,
+    STUDY_VERBS,
+    SUPPORT_VERBS,
+    TRAVEL_VERBS,
+    VOLUNTEER_VERBS,
+    WATCH_VERBS,
+    WORK_VERBS,
+)
+from extraction.mentions import DocState
+
+CLASS_NOUNS = {"class", "course", "lesson", "workshop", "seminar", "program", "programme", "camp"}
+SCREEN_NOUNS = {"movie", "film", "show", "series", "documentary", "episode", "musical", "play"}
+GROUP_NOUNS = {"team", "club", "group", "committee", "board", "band", "choir", "crew", "squad"}
+LIKE_ADJECTIVES = {"passionate", "interested", "obsessed", "crazy", "keen", "fond", "big", "nuts"}
+HYPOTHETICAL = {"would", "could", "might", "may", "should", "'d"}
+SUBJECT_DEPS = {"nsubj", "nsubjpass"}
+# a verb whose subject is its head's: "I started surfing", "I went and saw", "spent the day
+# volunteering"
+INHERITS = {"xcomp", "conj", "advcl", "pcomp", "acl", "ccomp"}
+
+
+def extract_facts(state: DocState) -> None:
+    for sent in state.doc.sents:
+        if sent.text.rstrip().endswith("?"):
+            continue  # a question states no fact
+        for token in sent:
+            if token.pos_ in {"VERB", "AUX"}:
+                _verb(state, token)
+
+
+# -- the parts of a clause ---------------------------------------------------------------------
+
+
+def _negated(verb: Token) -> bool:
+    return any(c.dep_ == "neg" for c in verb.children)
+
+
+def _hypothetical(verb: Token) -> bool:
+    """A modal ("could", "should") or a condition ("if I go") on the verb or its chain."""
+    head = verb
+    for _ in range(4):
+        for child in head.children:
+            if child.dep_ == "aux" and child.lower_ in HYPOTHETICAL:
+                return True
+            if child.dep_ == "mark" and child.lower_ in {"if", "unless", "whether"}:
+                return True
+        if head.dep_ not in INHERITS or head.head is head:
+            break
+        head = head.head
+    return False
+
+
+def _planned(verb: Token) -> bool:
+    """The action of a plan ("planning to visit Paris"): the plan verb states it as PLANS, so it
+    is no VISITED fact of its own."""
+    head = verb.head
+    if verb.dep_ != "xcomp" or head is verb:
+        return False
+    return head.lemma_.lower() in PLAN_VERBS or (head.lemma_.lower() == "go" and head.tag_ == "VBG")
+
+
+def _subject_tokens(verb: Token) -> list[Token]:
+    head = verb
+    for _ in range(6):
+        found = [c for c in head.children if c.dep_ in SUBJECT_DEPS]
+        if found:
+            return [t for s in found for t in (s, *s.conjuncts)]
+        if head.dep_ not in INHERITS or head.head is head:
+            return []
+        head = head.head
+    return []
+
+
+def _subjects(state: DocState, verb: Token) -> list[str]:
+    tokens = _subject_tokens(verb)
+    if not tokens and state.speaker_key and _elided_subject(verb):
+        return [state.speaker_key]
+    keys = [state.key_of(t) for t in tokens]
+    return [k for k in dict.fromkeys(keys) if k and not k.startswith("topic:")]
+
+
+def _elided_subject(verb: Token) -> bool:
+    """ "Just finished the book!", "Went hiking.", "Love it!": a sentence that opens with a
+    past-tense or liking verb and has no subject is the speaker's."""
+    if verb.dep_ != "ROOT" or any(c.dep_ in {"expl", "nsubj"} for c in verb.children):
+        return False
+    words = [t for t in verb.sent if not (t.is_punct or t.pos_ in {"ADV", "INTJ", "CCONJ"})]
+    if not words or words[0].i != verb.i:
+        return False
+    return verb.tag_ in {"VBD", "VBN"} or (verb.lemma_.lower() in LIKE_VERBS and verb.tag_ == "VBP")
+
+
+def _with_conjuncts(tokens: Iterable[Token]) -> list[Token]:
+    out: list[Token] = []
+    for token in tokens:
+        out.append(token)
+        out.extend(c for c in token.conjuncts if c.pos_ in {"NOUN", "PROPN", "VERB"})
+    return out
+
+
+def _dobjs(verb: Token) -> list[Token]:
+    return _with_conjuncts(c for c in verb.children if c.dep_ in {"dobj", "obj"})
+
+
+def _pobjs(verb: Token, preps: set[str]) -> list[Token]:
+    found: list[Token] = []
+    for prep in (c for c in verb.children if c.dep_ in {"prep", "dative"} and c.lower_ in preps):
+        found.extend(c for c in prep.children if c.dep_ in {"pobj", "pcomp"})
+    return _with_conjuncts(found)
+
+
+def _particle(verb: Token) -> str | None:
+    return next((c.lower_ for c in verb.children if c.dep_ == "prt"), None)
+
+
+def _gerunds(verb: Token) -> list[Token]:
+    return [c for c in verb.children if c.dep_ in {"xcomp", "advcl", "dobj"} and c.tag_ == "VBG"]
+
+
+def _infinitive(verb: Token) -> Token | None:
+    return next((c for c in verb.children if c.dep_ == "xcomp" and c.tag_ == "VB"), None)
+
+
+def _head_lemma(token: Token) -> str:
+    return token.lemma_.lower()
+
+
+def _is_place(state: DocState, token: Token) -> bool:
+    key = state.key_of(token) or ""
+    return key.startswith("place:") or _head_lemma(token) in PLACE_NOUNS
+
+
+def _is_named_place(state: DocState, token: Token) -> bool:
+    return (state.key_of(token) or "").startswith("place:")
+
+
+def _is_occupation(token: Token) -> bool:
+    lemma = _head_lemma(token)
+    if token.pos_ != "NOUN" or lemma in NOT_OCCUPATIONS:
+        return False
+    return lemma in OCCUPATIONS or lemma.endswith(("ist", "ian", "tender", "smith", "keeper"))
+
+
+# -- relations ---------------------------------------------------------------------------------
+
+
+def _relate(
+    state: DocState,
+    subjects: list[str],
+    rel: str,
+    objects: Iterable[Token],
+    role: str | None = None,
+    people: bool = False,
+) -> None:
+    for obj in objects:
+        key = state.object_key(obj, people=people)
+        if key is None:
+            continue
+        if rel == "HAS_PET" and not (key.startswith("pet:") or _head_lemma(obj) in PET_NOUNS):
+            continue
+        for subject in subjects:
+            state.relate(subject, rel, key, role)
+
+
+def _plan(state: DocState, subjects: list[str], action: Token, role: str | None = None) -> None:
+    """PLANS: the object of the planned action, else the action itself ("want to travel")."""
+    objects = _dobjs(action) or _pobjs(action, {"to", "in", "at", "on", "for", "into", "with"})
+    if objects:
+        _relate(state, subjects, "PLANS", objects, role or _head_lemma(action))
+    else:
+        _relate(state, subjects, "PLANS", [action], role)
+
+
+def _verb(state: DocState, verb: Token) -> None:
+    lemma = _head_lemma(verb)
+    if (_hypothetical(verb) and lemma not in LIKE_VERBS) or _planned(verb):
+        return
+    subjects = _subjects(state, verb)
+    if not subjects:
+        return
+    negated = _negated(verb)
+    if lemma == "be":
+        if not negated:
+            _copula(state, subjects, verb)
+        return
+    if lemma in LIKE_VERBS or lemma in DISLIKE_VERBS:
+        _liking(state, subjects, verb, dislike=(lemma in DISLIKE_VERBS) != negated)
+        return
+    if negated:
+        return
+    if lemma in PLAN_VERBS and _plans(state, subjects, verb):
+        return
+    if _job(state, subjects, verb):
+        return
+    particle = _particle(verb)
+    if lemma in GO_VERBS or (lemma == "get" and particle == "back"):
+        _going(state, subjects, verb)
+    elif lemma in TRAVEL_VERBS:
+        _relate(state, subjects, "VISITED", _pobjs(verb, {"to", "around", "through", "in"}))
+    elif lemma == "visit":
+        _relate(state, subjects, "VISITED", _dobjs(verb))
+    elif lemma in ATTEND_VERBS:
+        _relate(state, subjects, "ATTENDED", _dobjs(verb) + _pobjs(verb, {"in", "at", "on"}))
+    elif lemma in MOVE_VERBS:
+        moved = _pobjs(verb, {"to", "into"})
+        _relate(state, subjects, "MOVED_TO", moved)
+        # who moved to a city lives there now: "Where does Priya live?" finds it
+        _relate(state, subjects, "LIVES_IN", [m for m in moved if _is_named_place(state, m)])
+    elif lemma == "live":
+        _relate(state, subjects, "LIVES_IN", _pobjs(verb, {"in", "at", "on"}))
+    elif _origin(verb, lemma, particle):
+        _relate(state, subjects, "FROM", _pobjs(verb, {"in", "on"}))
+    elif lemma in WORK_VERBS:
+        _working(state, subjects, verb)
+    elif lemma in OCCUPATION_VERBS:
+        jobs = [c for c in verb.children if c.dep_ in {"attr", "oprd"}] + _pobjs(verb, {"as", "to"})
+        _relate(state, subjects, "WORKS_AS", [j for j in jobs if j.pos_ == "NOUN"])
+    elif lemma in STUDY_VERBS:
+        _relate(state, subjects, "STUDIES", _dobjs(verb) + _pobjs(verb, {"in", "at", "about"}))
+    elif lemma == "take" and particle == "up":
+        _relate(state, subjects, "PRACTICES", _dobjs(verb) + _gerunds(verb))
+    elif lemma == "take":
+        classes = [d for d in _dobjs(verb) if _head_lemma(d) in CLASS_NOUNS]
+        _relate(state, subjects, "ATTENDED", classes)
+    elif lemma in PLAY_VERBS:
+        _relate(state, subjects, "PLAYS", _dobjs(verb))
+    elif lemma in VOLUNTEER_VERBS:
+        places = _pobjs(verb, {"at", "for", "with", "in"}) + _dobjs(verb)
+        _relate(state, subjects, "VOLUNTEERS_AT", places)
+    elif lemma in SUPPORT_VERBS:
+        _supporting(state, subjects, verb)
+    elif lemma in JOIN_VERBS:
+        joined = _dobjs(verb) if lemma == "join" else _pobjs(verb, {"for", "in", "into"})
+        _relate(state, subjects, "MEMBER_OF", joined)
+    elif lemma in MARRY_VERBS:
+        role = "partner" if lemma == "date" else "spouse"
+        rel = "PARTNER_OF"
+        if lemma != "divorce":
+            _relate(state, subjects, rel, _dobjs(verb) + _pobjs(verb, {"to"}), role, people=True)
+    elif lemma in READ_VERBS:
+        _relate(state, subjects, "READ", _dobjs(verb))
+    elif lemma in WATCH_VERBS or lemma == "see":
+        _seeing(state, subjects, verb, lemma)
+    else:
+        _doing(state, subjects, verb, lemma)
+
+
+def _job(state: DocState, subjects: list[str], verb: Token) -> bool:
+    """ "started a new job at Acme as an engineer", "got an internship with NASA": the job's
+    place is WORKS_AT, its title WORKS_AS. True when the verb's object was a job."""
+    if _head_lemma(verb) not in JOB_VERBS:
+        return False
+    jobs = [d for d in _dobjs(verb) if _head_lemma(d) in JOB_NOUNS]
+    if not jobs:
+        return False
+    for job in [*jobs, verb]:
+        _relate(state, subjects, "WORKS_AT", _pobjs(job, {"at", "with", "for", "in"}))
+        titles = [t for t in _pobjs(job, {"as"}) if t.pos_ == "NOUN"]
+        _relate(state, subjects, "WORKS_AS", titles)
+    return True
+
+
+def _origin(verb: Token, lemma: str, particle: str | None) -> bool:
+    """ "I was born in Lima", "grew up in Ohio", "was raised in Oslo"."""
+    passive = any(c.dep_ == "nsubjpass" for c in verb.children)
+    if lemma not in FROM_VERBS:
+        return False
+    return (
+        (lemma == "bear" and passive)
+        or (lemma == "grow" and particle == "up")
+        or (lemma == "raise" and passive)
+    )
+
+
+def _doing(state: DocState, subjects: list[str], verb: Token, lemma: str) -> None:
+    """Practices, things made and things owned: verbs that share lemmas between the classes."""
+    gerunds = _gerunds(verb)
+    if lemma in PRACTICE_VERBS and gerunds:
+        _relate(state, subjects, "PRACTICES", gerunds)  # "I started surfing"
+    elif lemma in {"practice", "practise", "do", "pick", "resume"} or (
+        lemma == "try" and not _infinitive(verb)
+    ):
+        objects = _dobjs(verb) if lemma != "pick" or _particle(verb) == "up" else []
+        _relate(state, subjects, "PRACTICES", objects)
+    elif lemma in MADE_VERBS:
+        made = [d for d in _dobjs(verb) if d.tag_ != "VBG"]
+        _relate(state, subjects, "MADE", made)
+    elif lemma in OWN_VERBS:
+        _owning(state, subjects, verb, lemma)
+
+
+def _owning(state: DocState, subjects: list[str], verb: Token, lemma: str) -> None:
+    for obj in _dobjs(verb):
+        pet = _head_lemma(obj) in PET_NOUNS or (state.key_of(obj) or "").startswith("pet:")
+        new = any(c.lower_ == "new" for c in obj.children)
+        if pet:
+            _relate(state, subjects, "HAS_PET", [obj], _head_lemma(obj))
+        elif lemma not in {"have", "get", "receive"} or new:
+            _relate(state, subjects, "OWNS", [obj])
+
+
+def _liking(state: DocState, subjects: list[str], verb: Token, dislike: bool) -> None:
+    rel = "DISLIKES" if dislike else "LIKES"
+    action = _infinitive(verb)
+    if action is not None:
+        if any(c.dep_ == "aux" and c.lower_ in {"would", "'d"} for c in verb.children):
+            _plan(state, subjects, action)  # "I'd love to visit Japan"
+        elif _dobjs(action):
+            _relate(state, subjects, rel, _dobjs(action))  # "I love to read novels"
+        else:
+            _relate(state, subjects, rel, [action])  # "I love to paint"
+        return
+    if _hypothetical(verb):
+        return
+    objects: list[Token] = []
+    for obj in _dobjs(verb) + _gerunds(verb):
+        if obj.tag_ == "VBG" and _dobjs(obj):
+            objects.extend(_dobjs(obj))  # "I love playing guitar" → guitar
+        else:
+            objects.append(obj)
+    _relate(state, subjects, rel, objects)
+
+
+def _plans(state: DocState, subjects: list[str], verb: Token) -> bool:
+    """ "planning to open a studio", "thinking of moving", "looking forward to the trip",
+    "training for a marathon", "I'm going to run a race". True when the verb planned."""
+    lemma = _head_lemma(verb)
+    action = _infinitive(verb)
+    if lemma == "go" and verb.tag_ == "VBG" and action is not None:
+        _plan(state, subjects, action)
+        return True
+    if lemma == "go":
+        return False
+    if action is not None and lemma not in {"look", "prepare", "train", "save"}:
+        _plan(state, subjects, action)
+        return True
+    if lemma in {"think", "dream"}:
+        for gerund in _pobjs(verb, {"of", "about"}):
+            if gerund.pos_ == "VERB":
+                _plan(state, subjects, gerund)
+                return True
+        return False
+    if lemma == "look" and _particle(verb) == "forward":
+        _relate(state, subjects, "PLANS", _pobjs(verb, {"to"}), "look forward to")
+        return True
+    if lemma in {"prepare", "train", "save"} and _pobjs(verb, {"for"}):
+        _relate(state, subjects, "PLANS", _pobjs(verb, {"for"}), lemma)
+        return True
+    if lemma in {"plan", "want", "hope", "wish"} and _dobjs(verb):
+        _relate(state, subjects, "PLANS", _dobjs(verb), lemma)  # "plan a trip", "want a dog"
+        return True
+    return False
+
+
+def _going(state: DocState, subjects: list[str], verb: Token) -> None:
+    """ "went to Japan" → VISITED; "went to a support group" → ATTENDED; "went hiking" →
+    PRACTICES; "went on a camping trip" → ATTENDED."""
+    for obj in _pobjs(verb, {"to", "into", "from"}):
+        rel = "VISITED" if _is_place(state, obj) else "ATTENDED"
+        _relate(state, subjects, rel, [obj])
+    _relate(state, subjects, "ATTENDED", _pobjs(verb, {"on"}))
+    _relate(state, subjects, "PRACTICES", [g for g in _gerunds(verb) if g.dep_ != "dobj"])
+
+
+def _working(state: DocState, subjects: list[str], verb: Token) -> None:
+    for obj in _pobjs(verb, {"at", "for"}):
+        _relate(state, subjects, "WORKS_AT", [obj])
+    _relate(state, subjects, "WORKS_ON", _pobjs(verb, {"on"}))
+    _relate(state, subjects, "WORKS_AS", [o for o in _pobjs(verb, {"as"}) if o.pos_ == "NOUN"])
+    for obj in _pobjs(verb, {"in"}):
+        key = state.key_of(obj) or ""
+        _relate(state, subjects, "WORKS_AT" if key else "WORKS_AS", [obj])
+
+
+def _supporting(state: DocState, subjects: list[str], verb: Token) -> None:
+    lemma = _head_lemma(verb)
+    if lemma in {"support", "champion", "sponsor"}:
+        causes = _dobjs(verb)
+    elif lemma == "raise":
+        raised = [d for d in _dobjs(verb) if _head_lemma(d) in {"money", "fund", "awareness"}]
+        causes = _pobjs(verb, {"for", "to"}) + [
+            c for d in raised for c in _pobjs(d, {"for", "to", "of"})
+        ]
+        causes = causes if raised else []
+    else:
+        causes = _pobjs(verb, {"for", "to"}) + _dobjs(verb)
+    _relate(state, subjects, "SUPPORTS", causes)
+
+
+def _seeing(state: DocState, subjects: list[str], verb: Token, lemma: str) -> None:
+    """ "watched Inception", "saw a movie" → WATCHED; "saw a concert" → ATTENDED."""
+    for obj in _dobjs(verb):
+        head = _head_lemma(obj)
+        if lemma in WATCH_VERBS or head in SCREEN_NOUNS or obj.ent_type_ == "WORK_OF_ART":
+            _relate(state, subjects, "WATCHED", [obj])
+        elif head in {"concert", "game", "match", "performance", "exhibition", "parade"}:
+            _relate(state, subjects, "ATTENDED", [obj])
+
+
+def _copula(state: DocState, subjects: list[str], verb: Token) -> None:
+    """ "I'm a nurse", "I'm from Porto", "I'm into pottery", "I'm on the Orion project", "I'm
+    a member of the club", "My favorite book is Dune", "I'm married to Tom"."""
+    for attr in (c for c in verb.children if c.dep_ == "attr"):
+        head = _head_lemma(attr)
+        if head in {"member", "part"}:
+            _relate(state, subjects, "MEMBER_OF", _pobjs(attr, {"of"}))
+        elif head in {"fan", "lover"}:
+            _relate(state, subjects, "LIKES", _pobjs(attr, {"of"}))
+        elif head == "volunteer":
+            _relate(state, subjects, "VOLUNTEERS_AT", _pobjs(attr, {"at", "for", "with", "in"}))
+        elif _is_occupation(attr):
+            _relate(state, subjects, "WORKS_AS", [attr])
+    _favorite(state, verb)
+    _relate(state, subjects, "FROM", _pobjs(verb, {"from"}))
+    _relate(state, subjects, "LIKES", _pobjs(verb, {"into"}))
+    for obj in _pobjs(verb, {"on", "in"}):
+        head = _head_lemma(obj)
+        key = state.key_of(obj) or ""
+        if key.startswith("project:") or head == "project":
+            _relate(state, subjects, "WORKS_ON", [obj])
+        elif head in GROUP_NOUNS:
+            _relate(state, subjects, "MEMBER_OF", [obj])
+    for acomp in (c for c in verb.children if c.dep_ in {"acomp", "attr"}):
+        if _head_lemma(acomp) in LIKE_ADJECTIVES:
+            _relate(state, subjects, "LIKES", _pobjs(acomp, {"about", "in", "with", "on", "of"}))
+        elif acomp.lower_ == "married":
+            _relate(state, subjects, "PARTNER_OF", _pobjs(acomp, {"to"}), "spouse", people=True)
+    for to in _pobjs(verb, {"to"}):  # "I've been to Japan"
+        rel = "VISITED" if _is_place(state, to) else "ATTENDED"
+        _relate(state, subjects, rel, [to])
+
+
+def _favorite(state: DocState, verb: Token) -> None:
+    """ "My favorite book is Dune" / "Dune is my favorite book": the owner LIKES Dune (book)."""
+    nouns = [c for c in verb.children if c.dep_ in {"nsubj", "attr"}]
+    for noun in nouns:
+        if not any(c.lower_ in {"favorite", "favourite", "fave"} for c in noun.children):
+            continue
+        owner = next((state.key_of(c) for c in noun.children if c.dep_ == "poss"), None)
+        others = [n for n in nouns if n is not noun]
+        if owner:
+            role = _head_lemma(noun) if noun.lower_ not in {"favorite", "favourite"} else None
+            _relate(state, [owner], "LIKES", _with_conjuncts(others), role)

@@ -1,0 +1,341 @@
+"""What one parsed text mentions: the state that extraction builds, token by token.
+
+- Named entities (cleaned and judged by names.py), "the X project" as a project, and proper nouns
+  NER missed that stand as a subject or beside a role noun ("my friend Priya").
+- People by role: "my sister Ana" is Ana (female), the speaker's sister; "my husband" with no
+  name is a reference to the speaker's husband; "her mom" one to the mom of whoever "her" is.
+- Pronouns: he/she/him/her/his resolve to the last person of matching gender named earlier in the
+  same text; failing that they become references the resolver settles with the session's people.
+- Topics: the object of a fact ("a LGBTQ support group" → "LGBTQ support group"), or any other
+  informative noun chunk as a *candidate* that becomes an entity once it recurs.
+
+Keys come from extraction/keys.py; nothing here knows the user's catalogue.
+"""
+
+from __future__ import annotations
+
+from spacy.tokens import Doc, Span, Token
+
+from extraction import names
+from extraction.keys import clean_label, make_key
+from extraction.lexicon import (
+    EVALUATIVE,
+    FIRST_PERSON,
+    GENERIC_NOUNS,
+    NER_TYPES,
+    PET_NOUNS,
+    PLURAL_ROLES,
+    PRONOUN_GENDER,
+    ROLES,
+    SECOND_PERSON,
+)
+from extraction.model import REF_PREFIX, Mention, Reference, Relation
+
+# a single-word topic this common in English (wordfreq Zipf) says too little to be an entity on
+# its own ("photo" 5.3); the object of a typed fact may be commoner ("university" 5.4, "gym")
+COMMON_TOPIC_ZIPF = 5.2
+COMMON_OBJECT_ZIPF = 5.9
+MAX_TOPIC_WORDS = 4
+
+
+class DocState:
+    """Mentions and relations of one text as they are found; `token_key` maps token indexes to the
+    entity each token stands for."""
+
+    def __init__(self, doc: Doc, speaker: str | None) -> None:
+        self.doc = doc
+        self.mentions: dict[str, Mention] = {}
+        self.relations: dict[tuple[str, str, str], Relation] = {}
+        self.token_key: dict[int, str] = {}
+        self.gender: dict[str, str] = {}
+        self.people: list[tuple[int, str]] = []  # (token index, key) of persons, in text order
+        self.used: set[int] = set()  # tokens whose noun chunk became a fact's topic
+        self.speaker_key: str | None = None
+        self._chunks: dict[int, Span] = {}
+        for chunk in doc.noun_chunks:
+            for token in chunk:
+                self._chunks[token.i] = chunk
+        if speaker and speaker.strip():
+            key = make_key("person", speaker)
+            if key:
+                self.speaker_key = key
+                self.mentions[key] = Mention(key, "person", clean_label(speaker), as_speaker=True)
+
+    # -- building blocks ------------------------------------------------------------------------
+
+    def add(
+        self,
+        entity_type: str,
+        text: str,
+        tokens: list[Token] | Span,
+        *,
+        tentative: bool = False,
+        candidate: bool = False,
+    ) -> str | None:
+        key = make_key(entity_type, text)
+        if key is None:
+            return None
+        known = self.mentions.get(key)
+        if known is None:
+            self.mentions[key] = Mention(
+                key, entity_type, clean_label(text), tentative=tentative, candidate=candidate
+            )
+        elif (known.tentative and not tentative) or (known.candidate and not candidate):
+            self.mentions[key] = Mention(
+                key,
+                known.type,
+                known.label,
+                known.as_speaker,
+                tentative=known.tentative and tentative,
+                candidate=known.candidate and candidate,
+            )
+        for token in tokens:
+            self.token_key.setdefault(token.i, key)
+        if entity_type == "person" and len(tokens):
+            self.people.append((list(tokens)[0].i, key))
+        return key
+
+    def relate(self, src: str | None, rel: str, dst: str | None, role: str | None = None) -> None:
+        if src and dst and src != dst:
+            self.relations.setdefault((src, rel, dst), Relation(src, rel, dst, role))
+
+    def reference(self, key: str, label: str, reference: Reference) -> str:
+        if key not in self.mentions:
+            self.mentions[key] = Mention(key, "person", label, reference=reference)
+        return key
+
+    # -- named entities -------------------------------------------------------------------------
+
+    def add_entities(self) -> None:
+        for ent in self.doc.ents:
+            entity_type = NER_TYPES.get(ent.label_)
+            if entity_type is None:
+                continue
+            span = names.clean(ent) if entity_type != "topic" else ent
+            if span is None or (entity_type != "topic" and names.too_common(span, ent.label_)):
+                continue
+            words = span.text.split()
+            if entity_type in {"org", "topic"} and words and words[0].lower() == "project":
+                entity_type = "project"
+            tentative = entity_type != "topic" and names.is_tentative(span, self.doc)
+            self.add(entity_type, span.text, span, tentative=tentative)
+        for token in self.doc:
+            self._project(token)
+            self._unlabelled_person(token)
+
+    def _project(self, token: Token) -> None:
+        """ "the Orion project": proper-noun compounds of the noun "project" name a project."""
+        if token.lemma_.lower() != "project" or token.pos_ != "NOUN":
+            return
+        names_before = [c for c in token.lefts if c.dep_ == "compound" and c.pos_ == "PROPN"]
+        if not names_before:
+            return
+        for i in range(names_before[0].i, token.i + 1):
+            self.token_key.pop(i, None)
+        span = self.doc[names_before[0].i : names_before[-1].i + 1]
+        for key in [k for k, m in self.mentions.items() if m.label == span.text]:
+            if not self.mentions[key].as_speaker:
+                del self.mentions[key]
+        self.add("project", span.text, [*span, token])
+
+    def _unlabelled_person(self, token: Token) -> None:
+        """The small model misses many first names: a proper noun that NER left untyped (or
+        typed as a nationality) is a person when it is the subject of a verb or stands beside a
+        role noun ("my friend Priya")."""
+        if token.pos_ != "PROPN" or (token.i in self.token_key and token.ent_type_ != "NORP"):
+            return
+        beside_role = token.dep_ == "appos" and token.head.lemma_.lower() in ROLES
+        subject = token.dep_ in {"nsubj", "nsubjpass"} and token.head.pos_ in {"VERB", "AUX"}
+        if not (beside_role or subject):
+            return
+        left = token.i
+        for child in token.lefts:
+            if child.dep_ == "compound" and child.pos_ == "PROPN":
+                left = min(left, child.i)
+        span = names.clean(self.doc[left : token.i + 1])
+        if span is None:
+            return
+        if token.ent_type_ == "NORP":
+            for key in [k for i, k in self.token_key.items() if span.start <= i < span.end]:
+                self.mentions.pop(key, None)
+            for i in range(span.start, span.end):
+                self.token_key.pop(i, None)
+        self.add("person", span.text, span, tentative=names.is_tentative(span, self.doc))
+
+    # -- people: pronouns and roles, left to right ----------------------------------------------
+
+    def add_people(self) -> None:
+        for token in self.doc:
+            lower = token.lower_
+            if lower in PRONOUN_GENDER and token.pos_ == "PRON":
+                self.token_key[token.i] = self._pronoun(token, PRONOUN_GENDER[lower])
+            elif token.pos_ in {"NOUN", "PROPN"} and token.lemma_.lower() in ROLES:
+                role_key = self._role(token)
+                if role_key:
+                    self.token_key.setdefault(token.i, role_key)
+            elif token.pos_ == "NOUN" and token.lemma_.lower() in PET_NOUNS:
+                self._own_pet(token)
+
+    def _pronoun(self, token: Token, gender: str) -> str:
+        for _, key in reversed([p for p in self.people if p[0] < token.i]):
+            if key == self.speaker_key or self.mentions[key].tentative:
+                continue
+            if self.gender.get(key, gender) == gender:
+                return key
+        return self.reference(
+            f"{REF_PREFIX}{gender}", token.lower_, Reference("pronoun", gender=gender)
+        )
+
+    def _role(self, token: Token) -> str | None:
+        """A role noun: the named relative ("my sister Ana", "Ana, my sister", "Ana is my
+        sister"), else a reference to the owner's unnamed relative ("my husband")."""
+        relation, role, gender = ROLES[token.lemma_.lower()]
+        owner = None
+        for child in token.children:
+            if child.dep_ == "poss":
+                owner = self.key_of(child)
+        named = [c for c in token.children if c.dep_ == "appos" and c.i in self.token_key]
+        if token.dep_ == "appos" and token.head.i in self.token_key:
+            named.append(token.head)
+        if token.dep_ == "attr":
+            named += [c for c in token.head.children if c.dep_ == "nsubj" and c.i in self.token_key]
+        people = [self.token_key[n.i] for n in named if self.token_key[n.i].startswith("person:")]
+        for person in people:
+            if gender:
+                self.gender.setdefault(person, gender)
+            self.relate(owner, relation, person, role)
+        if people:
+            return people[0]
+        if owner is None or owner.startswith("topic:"):
+            return None
+        plural = role in PLURAL_ROLES or token.tag_ in {"NNS", "NNPS"}
+        reference = Reference("role", gender=gender, owner=owner, role=role, plural=plural)
+        key = self.reference(f"{REF_PREFIX}role:{owner}:{role}", role, reference)
+        self.relate(owner, relation, key, role)
+        self.people.append((token.i, key))
+        if gender:
+            self.gender[key] = gender
+        return key
+
+    def _own_pet(self, token: Token) -> None:
+        """ "my dog Max", "our cats": the owner HAS_PET the pet (by name when named)."""
+        owners = [self.key_of(c) for c in token.children if c.dep_ == "poss"]
+        owner = next((o for o in owners if o), None)
+        if owner is None:
+            return
+        key = self.pet(token)
+        if key:
+            self.token_key.setdefault(token.i, key)
+            self.relate(owner, "HAS_PET", key, token.lemma_.lower())
+
+    # -- what a token stands for ----------------------------------------------------------------
+
+    def key_of(self, token: Token) -> str | None:
+        """The entity a subject-like token stands for: first person, a name, a resolved pronoun
+        or role, an appositive's name; None for "you", "it" and anything else."""
+        lower = token.lower_
+        if lower in FIRST_PERSON:
+            return self.speaker_key
+        if lower in SECOND_PERSON:
+            return None
+        if token.i in self.token_key:
+            return self.token_key[token.i]
+        for child in token.children:
+            if child.dep_ == "appos" and child.i in self.token_key:
+                return self.token_key[child.i]
+        return None
+
+    def object_key(self, token: Token, people: bool = False) -> str | None:
+        """The entity an object token stands for: a name, a person (only when `people`), a pet,
+        an activity (a gerund), or the token's noun chunk as a topic."""
+        key = self.key_of(token)
+        if key is not None:
+            is_person = key.startswith(("person:", REF_PREFIX))
+            return key if people or not is_person else None
+        if token.pos_ == "PRON" or token.like_num:
+            return None
+        if token.tag_ == "VBG" or (token.pos_ == "VERB" and token.dep_ in {"pcomp", "xcomp"}):
+            return self.activity(token)
+        if token.pos_ not in {"NOUN", "PROPN", "ADJ"}:
+            return None
+        if token.lemma_.lower() in PET_NOUNS:
+            return self.pet(token)
+        return self.topic(token)
+
+    def activity(self, token: Token) -> str | None:
+        """A gerund as an activity: "surfing", "working out"."""
+        words = [token.lower_] + [c.lower_ for c in token.children if c.dep_ == "prt"]
+        if token.lemma_.lower() in {"go", "do", "be", "have", "get", "make"}:
+            return None
+        return self.add("topic", " ".join(words), [token])
+
+    def pet(self, token: Token) -> str | None:
+        """ "my dog Max", "a cat named Luna" → the pet by name; "our dog" → the topic dog."""
+        named = [c for c in token.children if c.dep_ == "appos" and c.pos_ == "PROPN"]
+        if token.dep_ == "compound" and token.head.pos_ == "PROPN":
+            named.append(token.head)  # "my dog Max loves …": dog is a compound of Max
+        for acl in (c for c in token.children if c.dep_ == "acl" and c.lemma_ == "name"):
+            named += [c for c in acl.children if c.dep_ in {"oprd", "attr", "dobj"}]
+        if named:
+            name = named[0]
+            old = self.token_key.pop(name.i, None)
+            if old and old in self.mentions and not self.mentions[old].as_speaker:
+                del self.mentions[old]
+                self.people = [p for p in self.people if p[1] != old]
+            return self.add("pet", name.text, [name, token])
+        return self.add("topic", token.lemma_.lower(), [token])
+
+    def topic(self, token: Token, candidate: bool = False) -> str | None:
+        limit = COMMON_TOPIC_ZIPF if candidate else COMMON_OBJECT_ZIPF
+        label = topic_label(self._chunks.get(token.i), token, limit)
+        if label is None:
+            return None
+        span = self._chunks.get(token.i)
+        tokens = list(span) if span is not None else [token]
+        if not candidate:
+            self.used.update(t.i for t in tokens)
+        return self.add("topic", label, tokens, candidate=candidate)
+
+    # -- candidate topics -----------------------------------------------------------------------
+
+    def add_candidate_topics(self) -> None:
+        """Noun chunks that carry no fact: candidates, entities only once they recur."""
+        for chunk in self.doc.noun_chunks:
+            if any(t.i in self.token_key or t.i in self.used for t in chunk):
+                continue
+            root = chunk.root
+            if root.pos_ in {"PRON", "PROPN"} or root.lemma_.lower() in ROLES:
+                continue
+            self.topic(root, candidate=True)
+
+
+def topic_label(
+    chunk: Span | None, head: Token, common_zipf: float = COMMON_TOPIC_ZIPF
+) -> str | None:
+    """A noun chunk as a topic: determiners, pronouns, numbers and judging adjectives dropped,
+    the head lemmatised ("my two amazing boot camps" → "boot camp"); None when too vague."""
+    tokens = list(chunk) if chunk is not None and head in chunk else [head]
+    head = chunk.root if chunk is not None and head in chunk else head
+    kept = [
+        t
+        for t in tokens
+        if t.i <= head.i
+        and t.pos_ not in {"DET", "PRON", "NUM", "PUNCT", "PART", "CCONJ", "ADP", "ADV", "AUX"}
+        and t.lower_ not in EVALUATIVE
+        and t.tag_ not in {"JJS", "JJR", "PRP$"}
+        and not t.like_num
+        and t.lower_ not in FIRST_PERSON
+    ]
+    if head not in kept:
+        return None
+    kept = kept[-MAX_TOPIC_WORDS:]
+    lemma = head.lemma_.lower() if head.pos_ != "PROPN" else head.text
+    if lemma in GENERIC_NOUNS or head.lower_ in GENERIC_NOUNS:
+        return None
+    words = [t.text if t.pos_ == "PROPN" or t.text.isupper() else t.lower_ for t in kept[:-1]]
+    label = " ".join([*words, lemma])
+    if len(label) < 3 or not any(c.isalpha() for c in label):
+        return None
+    if len(kept) == 1 and names.zipf(lemma.lower()) >= common_zipf:
+        return None
+    return label

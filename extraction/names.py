@@ -1,0 +1,85 @@
+"""Which entity spans are names: chat is full of capitalised words that are not.
+
+The small model tags "Hey Mel" as a person, "Woohoo" as an org and "Glad" (in "Glad you came")
+as a person. A span is cleaned and judged here, before it becomes a mention:
+
+- leading greetings, interjections and punctuation go ("ya, Melanie" → "Melanie");
+- a name has a capital letter; a lone interjection, day or month abbreviation is none;
+- a one-word name seen only at the start of sentences is *tentative*: the resolver keeps it only
+  if the user's catalogue knows it already (any capitalised word can start a sentence);
+- a one-word span whose lower-case form is a very common English word (wordfreq) and that NER did
+  not call a person is not a name ("Love", "Support").
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from spacy.tokens import Doc, Span, Token
+
+from extraction.lexicon import DAYS_AND_MONTHS, INTERJECTIONS
+
+# Zipf frequency (wordfreq) from which a lower-case word is too common to be a one-word org or
+# place name: "love" 6.0, "support" 5.5 — while most names of places and orgs are rarer
+COMMON_WORD_ZIPF = 5.5
+
+
+@lru_cache(maxsize=65_536)
+def zipf(word: str) -> float:
+    """How common a word is in English (wordfreq's Zipf scale: 3 = once per million words)."""
+    from wordfreq import zipf_frequency
+
+    return float(zipf_frequency(word, "en"))
+
+
+def _noise(token: Token) -> bool:
+    return (
+        token.is_punct
+        or token.is_space
+        or token.lower_ in INTERJECTIONS
+        or token.pos_ == "INTJ"
+        or token.lower_ in {"the", "a", "an", "my", "our", "your"}
+    )
+
+
+def clean(span: Span) -> Span | None:
+    """The span without leading chat noise and trailing punctuation, or None if no name is left."""
+    doc = span.doc
+    start, end = span.start, span.end
+    while start < end and _noise(doc[start]):
+        start += 1
+    while end > start and (doc[end - 1].is_punct or doc[end - 1].is_space):
+        end -= 1
+    if start >= end:
+        return None
+    cleaned = doc[start:end]
+    if not any(t.text[:1].isupper() for t in cleaned):
+        return None  # "the kids & work" is not a name
+    if len(cleaned) == 1:
+        word = cleaned[0].lower_
+        if word in INTERJECTIONS or word in DAYS_AND_MONTHS:
+            return None
+    return cleaned
+
+
+def sentence_initial(token: Token) -> bool:
+    """The first word of its sentence (quotes, brackets and punctuation before it don't count)."""
+    for before in token.sent:
+        if before.i == token.i:
+            return True
+        if not (before.is_punct or before.is_space or before.is_quote or before.is_bracket):
+            return False
+    return False
+
+
+def is_tentative(span: Span, doc: Doc) -> bool:
+    """A one-word name that this text only shows at sentence starts."""
+    if len(span) != 1:
+        return False
+    word = span[0].text
+    return all(sentence_initial(t) for t in doc if t.text == word)
+
+
+def too_common(span: Span, label: str) -> bool:
+    """A one-word non-person name that is a very common English word."""
+    return len(span) == 1 and label != "PERSON" and zipf(span[0].lower_) >= COMMON_WORD_ZIPF

@@ -1,0 +1,180 @@
+"""The knowledge graph end to end, on the embedded engine with the real models: facts across the
+turns of a session (pronouns, unnamed relatives named later), short names, candidate topics,
+hand corrections with mergeEntities, and one user's corrections never touching another's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.conftest import Api
+from tests.documents import REMEMBER_MANY
+
+CARD = """query($user: ID!, $key: String!) { entity(userId: $user, key: $key) {
+  key label aliases mentionCount
+  relations { type direction role count evidence { id } target { key label } }
+  memories(first: 20) { id text } } }"""
+MERGE = """mutation($user: ID!, $sources: [String!]!, $into: String!) {
+  mergeEntities(userId: $user, sources: $sources, into: $into) {
+    key aliases mentionCount relations { type direction role count target { key } } } }"""
+
+
+def _say(api: Api, user: str, turns: list[tuple[str, str]], session: str = "s1") -> list[str]:
+    inputs = [
+        {"userId": user, "speaker": speaker, "text": text, "sessionId": session}
+        for speaker, text in turns
+    ]
+    return [m["id"] for m in api.ok(REMEMBER_MANY, inputs=inputs)["rememberMany"]]
+
+
+def _card(api: Api, user: str, key: str) -> dict[str, Any] | None:
+    card: dict[str, Any] | None = api.ok(CARD, user=user, key=key)["entity"]
+    return card
+
+
+def _facts(card: dict[str, Any] | None) -> set[tuple[str, str, str]]:
+    assert card is not None
+    return {(r["type"], r["direction"], r["target"]["key"]) for r in card["relations"]}
+
+
+def test_a_pronoun_in_the_next_turn_is_the_person_named_before(api: Api) -> None:
+    ids = _say(
+        api,
+        "kg-pronoun",
+        [
+            ("Caroline", "My sister Ana moved to Porto last year."),
+            ("Melanie", "Oh wow, how does she like it?"),
+            ("Caroline", "She teaches at the university there now."),
+        ],
+    )
+    ana = _card(api, "kg-pronoun", "person:ana")
+    assert ("MOVED_TO", "out", "place:porto") in _facts(ana)
+    assert ("WORKS_AT", "out", "topic:university") in _facts(ana)
+    assert ("FAMILY_OF", "in", "person:caroline") in _facts(ana)
+    works = next(r for r in ana["relations"] if r["type"] == "WORKS_AT")  # type: ignore[index]
+    assert [e["id"] for e in works["evidence"]] == [ids[2]]
+    # the same pronoun in another session has nobody to refer to: no fact about anyone
+    _say(api, "kg-pronoun", [("Caroline", "She works at the library now.")], session="s2")
+    assert ("WORKS_AT", "out", "topic:library") not in _facts(
+        _card(api, "kg-pronoun", "person:ana")
+    )
+
+
+def test_an_unnamed_husband_is_a_person_merged_into_his_name(api: Api) -> None:
+    user = "kg-husband"
+    _say(api, user, [("Melanie", "My husband loves camping with the kids.")])
+    unnamed = _card(api, user, "person:melanie_husband")
+    assert unnamed is not None and unnamed["label"] == "Melanie's husband"
+    assert ("PARTNER_OF", "in", "person:melanie") in _facts(unnamed)
+    assert ("LIKES", "out", "topic:camping") in _facts(unnamed)
+    # a later turn names him: the unnamed husband is merged into Tom, relations and all
+    _say(api, user, [("Melanie", "My husband Tom plays the guitar.")], session="s2")
+    assert _card(api, user, "person:melanie_husband") is None
+    tom = _card(api, user, "person:tom")
+    assert tom is not None and "Melanie's husband" in tom["aliases"]
+    assert {
+        ("PARTNER_OF", "in", "person:melanie"),
+        ("LIKES", "out", "topic:camping"),
+        ("PLAYS", "out", "topic:guitar"),
+    } <= _facts(tom)
+    partner = [r for r in tom["relations"] if r["type"] == "PARTNER_OF"]
+    assert len(partner) == 1 and partner[0]["role"] == "husband" and partner[0]["count"] == 2
+    # "my husband" from now on is Tom, also once the catalogue is read back from the graph
+    # (forgetting a memory drops the cached catalogue)
+    (scratch,) = _say(api, user, [("Melanie", "Just a note to forget.")], session="s3")
+    api.ok('mutation($id: ID!) { forget(userId: "kg-husband", id: $id) }', id=scratch)
+    _say(api, user, [("Melanie", "My husband works at a bakery.")], session="s3")
+    assert ("WORKS_AT", "out", "topic:bakery") in _facts(_card(api, user, "person:tom"))
+
+
+def test_short_names_merge_and_chat_noise_is_no_entity(api: Api) -> None:
+    user = "kg-names"
+    _say(
+        api,
+        user,
+        [
+            ("Melanie", "Hey Caroline! Glad you came. I went to a pottery class yesterday."),
+            ("Caroline", "Woohoo, that's awesome Mel! Congrats!"),
+            ("Melanie", "Thanks, Caro! Yep, see you Fri."),
+        ],
+    )
+    keys = {
+        e["node"]["key"]
+        for e in api.ok('{ entities(userId: "kg-names", first: 100) { edges { node { key } } } }')[
+            "entities"
+        ]["edges"]
+    }
+    assert {"person:melanie", "person:caroline"} <= keys
+    noise = {"person:glad", "org:woohoo", "person:mel", "person:caro", "person:yep", "event:fri"}
+    assert keys.isdisjoint(noise), keys & noise
+    assert not any(k.startswith(("person:", "org:")) and "congrats" in k for k in keys)
+    melanie = _card(api, user, "person:melanie")
+    assert melanie is not None and "Mel" in melanie["aliases"]
+    assert ("ATTENDED", "out", "topic:pottery_class") in _facts(melanie)
+
+
+def test_the_x_project_is_a_project(api: Api) -> None:
+    _say(api, "kg-project", [("Bob", "I'm on the Orion project at work.")])
+    assert ("WORKS_ON", "out", "project:orion") in _facts(_card(api, "kg-project", "person:bob"))
+    assert _card(api, "kg-project", "org:orion") is None
+
+
+def test_a_topic_without_a_fact_becomes_an_entity_when_it_recurs(api: Api) -> None:
+    user = "kg-topics"
+    first = _say(api, user, [("Jo", "The harbour lighthouse looked stunning in the storm.")])
+    assert _card(api, user, "topic:harbour_lighthouse") is None
+    second = _say(api, user, [("Jo", "The harbour lighthouse was closed for repairs today.")], "s2")
+    card = _card(api, user, "topic:harbour_lighthouse")
+    assert card is not None
+    assert {m["id"] for m in card["memories"]} == {first[0], second[0]}
+    assert card["mentionCount"] == 2
+
+
+def test_merge_entities_moves_everything_and_is_idempotent(api: Api) -> None:
+    user = "kg-merge"
+    _say(
+        api,
+        user,
+        [
+            ("Ann", "My friend Robert Smith lives in Denver."),
+            ("Ann", "My friend Bobby works at Google."),
+            ("Ann", "My friend Bobby loves chess."),
+        ],
+    )
+    merged = api.ok(MERGE, user=user, sources=["person:bobby"], into="person:robert_smith")
+    card = merged["mergeEntities"]
+    assert card["key"] == "person:robert_smith" and "Bobby" in card["aliases"]
+    facts = {(r["type"], r["direction"], r["target"]["key"]) for r in card["relations"]}
+    assert {
+        ("LIVES_IN", "out", "place:denver"),
+        ("WORKS_AT", "out", "org:google"),
+        ("LIKES", "out", "topic:chess"),
+        ("FRIEND_OF", "in", "person:ann"),
+    } <= facts
+    friend = [r for r in card["relations"] if r["type"] == "FRIEND_OF"]
+    assert len(friend) == 1 and friend[0]["count"] == 3  # counts summed, one edge
+    assert card["mentionCount"] == 3
+    assert _card(api, user, "person:bobby") is None
+    # again: nothing changes, no error
+    again = api.ok(MERGE, user=user, sources=["person:bobby"], into="person:robert_smith")
+    assert again["mergeEntities"] == card
+    # the resolver learned the alias: a new "Bobby" is Robert Smith
+    _say(api, user, [("Ann", "Bobby moved to Austin.")], "s2")
+    assert ("MOVED_TO", "out", "place:austin") in _facts(_card(api, user, "person:robert_smith"))
+    assert _card(api, user, "person:bobby") is None
+
+
+def test_merge_entities_errors_name_the_problem(api: Api) -> None:
+    _say(api, "kg-err-a", [("Ann", "My friend Bobby loves chess.")])
+    _say(api, "kg-err-b", [("Ann", "My friend Robert lives in Oslo.")])
+    # a key of another user is unknown here: nothing of user b is touched
+    code = api.error_code(MERGE, user="kg-err-a", sources=["person:bobby"], into="person:robert")
+    assert code == "NOT_FOUND"
+    assert _card(api, "kg-err-a", "person:bobby") is not None
+    robert = _card(api, "kg-err-b", "person:robert")
+    assert robert is not None and robert["aliases"] == []
+    body = api.raw(MERGE, user="kg-err-a", sources=["bobby"], into="person:ann")
+    assert "sources" in body["errors"][0]["message"]
+    body = api.raw(MERGE, user="kg-err-a", sources=["person:ann"], into="person:ann")
+    assert "itself" in body["errors"][0]["message"]
+    body = api.raw(MERGE, user="kg-err-a", sources=["person:nobody"], into="person:ann")
+    assert "person:nobody" in body["errors"][0]["message"]
