@@ -130,7 +130,9 @@ class Quality:
     named: int = 0
     named_ok: int = 0
     topics: int = 0
+    unnamed: int = 0
     turns: int = 0
+    misses: list[str] = field(default_factory=list)  # named entities the annotations lack
 
     def add(self, other: Quality) -> None:
         for name in self.__dataclass_fields__:
@@ -150,6 +152,7 @@ class Quality:
             str(self.observations),
             str(self.typed),
             str(self.named),
+            str(self.unnamed),
         ]
 
 
@@ -173,9 +176,14 @@ def score(conversation: Conversation, notes: Annotations, graph: Graph) -> Quali
             quality.supported += 1
     reference = stems(" ".join([o.text for o in notes.observations] + notes.summaries))
     for entity in graph.entities.values():
-        if entity.get("type") in NAMED:
+        if entity.get("unnamed"):
+            quality.unnamed += 1  # "Melanie's husband": a person by role, not a name
+        elif entity.get("type") in NAMED:
             quality.named += 1
-            quality.named_ok += occurs(entity.get("label", ""), reference)
+            if occurs(entity.get("label", ""), reference):
+                quality.named_ok += 1
+            else:
+                quality.misses.append(f"{entity.get('label')} ({entity.get('type')})")
         elif entity.get("type") == "topic":
             quality.topics += 1
     return quality
@@ -199,7 +207,7 @@ def eyeball(graph: Graph, rng: random.Random) -> tuple[list[str], list[str]]:
 
 HEADER = (
     "| conversation | fact coverage | fact support | NE precision | typed rel./100 turns "
-    "| topics/100 turns | observations | typed relations | named entities |"
+    "| topics/100 turns | observations | typed relations | named entities | people by role |"
 )
 
 
@@ -218,7 +226,7 @@ def main() -> None:
     rng = random.Random(0)
     rows: list[tuple[str, Quality]] = []
     total = Quality()
-    samples: list[tuple[str, list[str], list[str]]] = []
+    samples: list[tuple[str, list[str], list[str], list[str]]] = []
     relation_types: Counter[str] = Counter()
     with service(None) as (client, _embed, runtime):
         for path in files:
@@ -230,19 +238,20 @@ def main() -> None:
             relation_types.update(r["type"] for r in graph.relations)
             rows.append((conversation.user, quality))
             total.add(quality)
-            samples.append((conversation.user, *eyeball(graph, rng)))
+            samples.append((conversation.user, *eyeball(graph, rng), quality.misses))
             print(f"  {conversation.user}: {len(conversation.turns)} turns", file=sys.stderr)
     print(f"\nLoCoMo graph quality: {len(files)} conversations, {total.turns} turns\n")
     print(HEADER)
-    print("|---" * 9 + "|")
+    print("|---" * 10 + "|")
     for user, quality in rows:
         print(f"| {user} | " + " | ".join(quality.row()) + " |")
     print("| **overall** | " + " | ".join(f"**{c}**" for c in total.row()) + " |")
     print("\nrelation types: " + ", ".join(f"{t} {n}" for t, n in relation_types.most_common()))
     if args.quiet:
         return
-    for user, entities, facts in samples:
+    for user, entities, facts, misses in samples:
         print(f"\n## {user}\nmost mentioned: " + "; ".join(entities))
+        print("named entities absent from the annotations: " + "; ".join(misses[:25]))
         print("sample typed facts:")
         for fact in facts:
             print(f"  - {fact}")

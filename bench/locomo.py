@@ -39,7 +39,7 @@ DEPTH = 10
 REMEMBER_MANY = """mutation($inputs: [MemoryInput!]!) { rememberMany(inputs: $inputs) { id } }"""
 CONTEXT = """query($user: ID!, $message: String!, $asOf: DateTime, $max: Int, $profile: String!) {
   context(userId: $user, message: $message, asOf: $asOf, maxMemories: $max, profile: $profile) {
-    memories { memory { externalId } }
+    memories { via memory { externalId } }
   }
 }"""
 
@@ -121,9 +121,24 @@ class Method:
     overall: Scores = field(default_factory=Scores)
     by_category: dict[int, Scores] = field(default_factory=lambda: defaultdict(Scores))
 
+    # evidence hits in the top 8, and those found only through the graph (a seed's or expanded
+    # entity's memories, a cued relation's evidence) — not by similarity, BM25 or adjacency
+    hits: int = 0
+    graph_only: int = 0
+
     def add(self, category: int, ranked: list[str], evidence: list[str]) -> None:
         self.overall.add(ranked, evidence)
         self.by_category[category].add(ranked, evidence)
+
+    def count_graph_only(self, top: list[dict[str, Any]], evidence: list[str]) -> None:
+        for found in top:
+            if found["memory"]["externalId"] not in evidence:
+                continue
+            self.hits += 1
+            via = found["via"]
+            graph = any(v.startswith(("entity:", "expanded:", "relation:")) for v in via)
+            other = any(v in {"similarity", "lexical"} or v.startswith("neighbour") for v in via)
+            self.graph_only += graph and not other
 
 
 # -- baselines -----------------------------------------------------------------------------------
@@ -275,10 +290,11 @@ def run(args: argparse.Namespace) -> None:
                         profile=profile,
                     )
                     latencies.append(time.perf_counter() - began)
-                    ranked = [m["memory"]["externalId"] for m in data["context"]["memories"]]
-                    methods[f"recollect ({profile})"].add(
-                        question.category, ranked, question.evidence
-                    )
+                    found = data["context"]["memories"]
+                    ranked = [m["memory"]["externalId"] for m in found]
+                    method = methods[f"recollect ({profile})"]
+                    method.add(question.category, ranked, question.evidence)
+                    method.count_graph_only(found[:8], question.evidence)
                 lexical = base.lexical(question.text, 100)
                 dense = base.dense(question.text, 100)
                 methods["BM25"].add(question.category, lexical, question.evidence)
@@ -321,6 +337,11 @@ def report(
             scores = method.by_category.get(category)
             cells.append(f"{statistics.fmean(scores.recall[8]):.3f}" if scores else "-")
         print(f"| {method.name} | " + " | ".join(cells) + " |")
+    print("\ngraph-only evidence hits in the top 8 (found by no similarity, BM25 or adjacency):")
+    for method in methods.values():
+        if method.hits:
+            share = method.graph_only / method.hits
+            print(f"  {method.name}: {method.graph_only} of {method.hits} hits ({share:.3f})")
     ordered = sorted(latencies)
     p50 = ordered[len(ordered) // 2] * 1000
     p95 = ordered[int(len(ordered) * 0.95)] * 1000
@@ -334,7 +355,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default=str(DEFAULT_DATA), help="LoCoMo folder (*.json)")
     parser.add_argument("--url", help="GraphQL endpoint of a running service")
-    parser.add_argument("--profiles", default="default,spec", help="comma-separated presets")
+    parser.add_argument(
+        "--profiles", default="default,nograph,spec", help="comma-separated presets"
+    )
     parser.add_argument("--batch", type=int, default=128, help="rememberMany batch size")
     parser.add_argument("--clean", action="store_true", help="forgetUser after each conversation")
     run(parser.parse_args())

@@ -24,6 +24,8 @@ from spacy.tokens import Token
 from extraction.lexicon import (
     ATTEND_VERBS,
     DISLIKE_VERBS,
+    EXPLORE_VERBS,
+    FIRST_PERSON,
     FROM_VERBS,
     GO_VERBS,
     JOB_NOUNS,
@@ -36,6 +38,7 @@ from extraction.lexicon import (
     NOT_OCCUPATIONS,
     OCCUPATION_VERBS,
     OCCUPATIONS,
+    ORGANIZE_VERBS,
     OWN_VERBS,
     PET_NOUNS,
     PLACE_NOUNS,
@@ -117,7 +120,7 @@ def _subject_tokens(verb: Token) -> list[Token]:
 
 def _subjects(state: DocState, verb: Token) -> list[str]:
     tokens = _subject_tokens(verb)
-    if not tokens and state.speaker_key and _elided_subject(verb):
+    if not tokens and state.speaker_key and (_elided_subject(verb) or _gerund_subject(verb)):
         return [state.speaker_key]
     keys = [state.key_of(t) for t in tokens]
     return [k for k in dict.fromkeys(keys) if k and not k.startswith("topic:")]
@@ -132,6 +135,14 @@ def _elided_subject(verb: Token) -> bool:
     if not words or words[0].i != verb.i:
         return False
     return verb.tag_ in {"VBD", "VBN"} or (verb.lemma_.lower() in LIKE_VERBS and verb.tag_ == "VBP")
+
+
+def _gerund_subject(verb: Token) -> bool:
+    """"Volunteering at the shelter made me feel great": a gerund standing as the subject, in a
+    sentence where the speaker speaks of themselves, is something the speaker does."""
+    if verb.tag_ != "VBG" or verb.dep_ not in {"csubj", "nsubj"}:
+        return False
+    return any(t.lower_ in FIRST_PERSON for t in verb.sent)
 
 
 def _with_conjuncts(tokens: Iterable[Token]) -> list[Token]:
@@ -243,6 +254,13 @@ def _verb(state: DocState, verb: Token) -> None:
         _relate(state, subjects, "VISITED", _pobjs(verb, {"to", "around", "through", "in"}))
     elif lemma == "visit":
         _relate(state, subjects, "VISITED", _dobjs(verb))
+    elif lemma in EXPLORE_VERBS:
+        places = [d for d in _dobjs(verb) if _is_place(state, d)]
+        _relate(state, subjects, "VISITED", places + _pobjs(verb, {"in", "around", "through"}))
+    elif lemma in ORGANIZE_VERBS or (lemma == "put" and particle == "together"):
+        _relate(state, subjects, "PLANS", _dobjs(verb), "organize")
+    elif lemma == "look" and _pobjs(verb, {"into"}):
+        _relate(state, subjects, "PLANS", _pobjs(verb, {"into"}), "look into")
     elif lemma in ATTEND_VERBS:
         _relate(state, subjects, "ATTENDED", _dobjs(verb) + _pobjs(verb, {"in", "at", "on"}))
     elif lemma in MOVE_VERBS:

@@ -137,8 +137,10 @@ LIKE_VERBS = {"like", "love", "enjoy", "adore", "prefer", "fancy", "relish", "ch
 DISLIKE_VERBS = {"hate", "dislike", "detest", "loathe", "despise", "dread"}
 # "going to" a place is a visit; to anything else (a group, a class, a concert) attending
 GO_VERBS = {"go", "head", "come"}
+# "explored the coast", "toured Rome": places gone through, with the place as the object
+EXPLORE_VERBS = {"explore", "tour", "hike", "roam", "sightsee"}
 TRAVEL_VERBS = {"travel", "fly", "drive", "trip", "sail", "road-trip", "backpack"}
-ATTEND_VERBS = {"attend", "participate", "compete", "perform", "present", "speak", "host"}
+ATTEND_VERBS = {"attend", "participate", "compete", "perform", "present", "speak"}
 MOVE_VERBS = {"move", "relocate", "emigrate"}
 STUDY_VERBS = {"study", "learn", "major", "research", "train"}
 PLAY_VERBS = {"play"}
@@ -175,7 +177,11 @@ MADE_VERBS = {
     "found",
     "open",
     "start",
+    "finish",
+    "complete",
 }
+# "organizing an art show", "putting together a fundraiser": a plan the subject makes happen
+ORGANIZE_VERBS = {"organize", "organise", "arrange", "coordinate", "host", "throw"}
 READ_VERBS = {"read", "reread"}
 WATCH_VERBS = {"watch", "binge", "rewatch", "stream"}
 OWN_VERBS = {"own", "buy", "purchase", "adopt", "get", "have", "receive", "rescue", "inherit"}

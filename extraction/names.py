@@ -7,8 +7,9 @@ as a person. A span is cleaned and judged here, before it becomes a mention:
 - a name has a capital letter; a lone interjection, day or month abbreviation is none;
 - a one-word name seen only at the start of sentences is *tentative*: the resolver keeps it only
   if the user's catalogue knows it already (any capitalised word can start a sentence);
-- a one-word span whose lower-case form is a very common English word (wordfreq) and that NER did
-  not call a person is not a name ("Love", "Support").
+- a one-word span whose lower-case form is a very common English word (wordfreq), or that the
+  tagger reads as a common noun, and that NER did not call a person is not a name ("Love",
+  "Support", "Chess").
 """
 
 from __future__ import annotations
@@ -55,10 +56,9 @@ def clean(span: Span) -> Span | None:
     cleaned = doc[start:end]
     if not any(t.text[:1].isupper() for t in cleaned):
         return None  # "the kids & work" is not a name
-    if len(cleaned) == 1:
-        word = cleaned[0].lower_
-        if word in INTERJECTIONS or word in DAYS_AND_MONTHS:
-            return None
+    words = [t.lower_ for t in cleaned if t.lower_ not in {"last", "next", "this", "every"}]
+    if all(w in DAYS_AND_MONTHS for w in words) or (len(words) == 1 and words[0] in INTERJECTIONS):
+        return None  # "Fri", "Last Fri", "Woohoo"
     return cleaned
 
 
@@ -81,5 +81,8 @@ def is_tentative(span: Span, doc: Doc) -> bool:
 
 
 def too_common(span: Span, label: str) -> bool:
-    """A one-word non-person name that is a very common English word."""
-    return len(span) == 1 and label != "PERSON" and zipf(span[0].lower_) >= COMMON_WORD_ZIPF
+    """A one-word non-person name that is a very common English word, or that the tagger reads
+    as a common noun ("Chess has been …" tagged ORG)."""
+    if len(span) != 1 or label == "PERSON":
+        return False
+    return span[0].pos_ == "NOUN" or zipf(span[0].lower_) >= COMMON_WORD_ZIPF

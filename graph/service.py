@@ -307,10 +307,12 @@ class MemoryService:
             if session_id and not resolver.knows_session(session_id):
                 people, speakers = self._store.session_people(user_id, session_id, SESSION_TURNS)
                 resolver.seed_session(session_id, people, speakers)
-            resolution = resolver.resolve(extraction, memory_id, session_id)
             if batch[i].kind == "episode":
-                # a summary repeats its session's facts: mentions yes, evidence no
-                resolution.extraction = replace(resolution.extraction, relations=[])
+                # a summary repeats its session's facts and is written by us: it mentions the
+                # entities the turns made, but adds no entity, no fact and no evidence
+                known = [m for m in extraction.mentions if resolver.resolve_key(m.key)]
+                extraction = Extraction(known, [], extraction.cues)
+            resolution = resolver.resolve(extraction, memory_id, session_id)
             resolutions.append(resolution)
         return resolutions
 

@@ -22,6 +22,7 @@ from graph.recall.stages import (
     Seeds,
     adjacency,
     card_keys,
+    cue_lifts,
     cued_evidence,
     entity_sources,
     expand,
@@ -147,6 +148,7 @@ def _scorer(**overrides: Any) -> Scorer:
         "seeds": ["person:mary"],
         "expanded": {"place:oslo": "LIVES_IN of person:mary"},
         "cued": {},
+        "lifts": {},
         "counts": {"person:mary": 10, "place:oslo": 1},
         "max_count": 10,
         "lexical": LexicalScores([f"{1:016x}"], {f"{1:016x}": 0}, np.array([2.0])),
@@ -175,9 +177,21 @@ def test_scorer_blends_lexical_and_explains_why() -> None:
 def test_cued_evidence_is_a_structural_match() -> None:
     memory = _facts(1)
     plain = _scorer().score(memory, cosine=0.4)
-    cued = _scorer(cued={memory.id: "relation:LIVES_IN:place:oslo"}).score(memory, cosine=0.4)
+    cued = _scorer(cued={memory.id: "relation:LIVES_IN:place:oslo"}, lifts={memory.id: 0.5}).score(
+        memory, cosine=0.4
+    )
     assert cued.similarity == pytest.approx(plain.similarity + (1 - plain.similarity) / 2)
     assert "relation:LIVES_IN:place:oslo" in cued.via
+
+
+def test_a_relation_linking_two_message_entities_lifts_more() -> None:
+    rows = [
+        {"key": "person:mary", "target": "place:oslo", "evidence": ["a", "b"]},
+        {"key": "person:mary", "target": "place:rome", "evidence": ["b", "c", "x"]},
+    ]
+    cued = {"a": "", "b": "", "c": ""}  # x was cut by the cap
+    lifts = cue_lifts(rows, cued, ["person:mary", "place:oslo"], paired=0.5, single=0.1)
+    assert lifts == {"a": 0.5, "b": 0.5, "c": 0.1}
 
 
 # -- neighbours, ranking, selection -------------------------------------------------------------
@@ -330,6 +344,8 @@ def test_a_context_call_reads_what_the_stages_ask_for(tmp_path: Path) -> None:
         "speaker_turns",
         "last_session",
         "entity_catalog",
+        "role_catalog",
+        "topic_candidates",
         "entity_relations",
         "get_entities",
         "relation_evidence",

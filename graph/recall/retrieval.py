@@ -40,6 +40,7 @@ from graph.recall.stages import (
     Scorer,
     adjacency,
     card_keys,
+    cue_lifts,
     cued_evidence,
     entity_sources,
     expand,
@@ -152,6 +153,7 @@ def _retrieve(
         user_id, seeds.keys, sorted(seeds.cues), config.evidence_per_relation
     )
     cued = cued_evidence(evidence, config.cued_evidence)
+    lifts = cue_lifts(evidence, cued, seeds.keys, config.paired_lift, config.cued_lift)
     counts = {key: entity.mention_count for key, entity in resolver.entities.items()}
     sources = entity_sources([*seeds.keys, *expanded], counts, config.hub_mentions)
     entity_ids = service.entity_memory_ids(user_id, sources, config.per_entity)
@@ -163,6 +165,7 @@ def _retrieve(
         seeds.keys,
         expanded,
         cued,
+        lifts,
         counts,
         max(counts.values(), default=0),
         candidates.lexical,

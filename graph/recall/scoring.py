@@ -28,14 +28,14 @@ def frequency(count: int, max_count: int) -> float:
 
 
 def similarity(
-    cosine: float, lexical: float = 0.0, lexical_share: float = 0.0, structural_match: bool = False
+    cosine: float, lexical: float = 0.0, lexical_share: float = 0.0, lift: float = 0.0
 ) -> float:
     """Cosine clipped to [0, 1], blended with the BM25 score normalised by the query's best
-    (`lexical`, in [0, 1]) at `lexical_share`. A memory that is the recorded evidence of the very
-    relation the message asks about (a seed's WORKS_AT for "where does she work?") is a structural
-    match: its similarity moves halfway to 1."""
+    (`lexical`, in [0, 1]) at `lexical_share`. A memory that is the recorded evidence of a
+    relation the message asks about is a structural match: its similarity moves `lift` of the
+    way to 1 (RetrievalConfig says how far, by how well the relation matches the message)."""
     base = (1.0 - lexical_share) * min(1.0, max(0.0, cosine)) + lexical_share * lexical
-    return base + (1.0 - base) / 2 if structural_match else base
+    return base + (1.0 - base) * min(1.0, max(0.0, lift))
 
 
 def combine(weights: Weights, sim: float, rec: float, freq: float) -> float:

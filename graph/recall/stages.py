@@ -117,6 +117,28 @@ def cued_evidence(rows: Sequence[Mapping[str, Any]], cap: int) -> dict[str, str]
     return cued
 
 
+def cue_lifts(
+    rows: Sequence[Mapping[str, Any]],
+    cued: Mapping[str, str],
+    seeds: Sequence[str],
+    paired: float,
+    single: float,
+) -> dict[str, float]:
+    """How far each cued memory's similarity moves toward 1: `paired` when its relation links
+    two entities of the message ("did Caroline go to the support group?": Caroline ATTENDED
+    support group), `single` when only the relation's type and one end match ("what did
+    Caroline go to?"), which a talkative user's hundreds of LIKES and ATTENDED facts would
+    otherwise let crowd out the answer."""
+    wanted = set(seeds)
+    lifts: dict[str, float] = {}
+    for row in rows:
+        both = row["key"] in wanted and row["target"] in wanted
+        for memory_id in row["evidence"] or ():
+            if memory_id in cued:
+                lifts[memory_id] = max(lifts.get(memory_id, 0.0), paired if both else single)
+    return lifts
+
+
 def entity_sources(keys: Iterable[str], counts: Mapping[str, int], hub_mentions: int) -> list[str]:
     """The entities whose memories become candidates. An entity mentioned by more than
     `hub_mentions` memories (the user, a constant topic) is no way to find one memory, and
@@ -135,6 +157,7 @@ class Scorer:
     seeds: Sequence[str]
     expanded: Mapping[str, str]
     cued: Mapping[str, str]
+    lifts: Mapping[str, float]  # cued memory id -> how far its similarity moves toward 1
     counts: Mapping[str, int]
     max_count: int  # the user's most-mentioned entity's count, the scale of frequency
     lexical: LexicalScores
@@ -146,7 +169,10 @@ class Scorer:
     ) -> Scored[MemoryFacts]:
         memory_id = memory.id
         sim = scoring.similarity(
-            cosine, self.lexical.normalized(memory_id), self.weights.lexical, memory_id in self.cued
+            cosine,
+            self.lexical.normalized(memory_id),
+            self.weights.lexical,
+            self.lifts.get(memory_id, 0.0),
         )
         rec = scoring.recency(memory.occurred_at, self.as_of, self.weights.half_life_days)
         linked = [k for k in memory.entity_keys if k in self.expanded or k in self.seeds]
