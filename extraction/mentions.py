@@ -32,8 +32,8 @@ from extraction.lexicon import (
 from extraction.model import REF_PREFIX, Mention, Reference, Relation
 
 # a single-word noun chunk this common in English (wordfreq Zipf) says too little to be a topic
-# on its own ("photo" 5.3, "nature" 5.0, "passion" 4.6, "courage" 4.3), even when it recurs; the object of a
-# typed fact may be commoner ("university" 5.4, "gym")
+# on its own ("photo" 5.3, "nature" 5.0, "passion" 4.6, "courage" 4.3), even when it recurs;
+# the object of a typed fact may be commoner ("university" 5.4, "gym")
 COMMON_TOPIC_ZIPF = 4.2
 COMMON_OBJECT_ZIPF = 5.9
 MAX_TOPIC_WORDS = 4
