@@ -48,9 +48,11 @@ def test_similarity_is_clipped() -> None:
     assert scoring.similarity(0.7) == pytest.approx(0.7)
 
 
-def test_structural_match_moves_similarity_halfway_to_one() -> None:
-    assert scoring.similarity(0.4, structural_match=True) == pytest.approx(0.7)
-    assert scoring.similarity(-1.0, structural_match=True) == pytest.approx(0.5)
+def test_structural_match_moves_similarity_its_lift_toward_one() -> None:
+    assert scoring.similarity(0.4, lift=0.5) == pytest.approx(0.7)
+    assert scoring.similarity(-1.0, lift=0.5) == pytest.approx(0.5)
+    assert scoring.similarity(0.4, lift=0.1) == pytest.approx(0.46)
+    assert scoring.similarity(0.4, lift=3.0) == pytest.approx(1.0)  # clipped
 
 
 def test_lexical_share_blends_bm25_into_similarity() -> None:

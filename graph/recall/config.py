@@ -90,7 +90,7 @@ class EpisodeConfig:
     entities_read: int = 8
     entities_shown: int = 5
     topics_shown: int = 5
-    facts_shown: int = 6
+    facts_shown: int = 10
     # turns at the session's end whose questions count as open threads
     last_turns: int = 3
 
