@@ -138,7 +138,7 @@ def _elided_subject(verb: Token) -> bool:
 
 
 def _gerund_subject(verb: Token) -> bool:
-    """"Volunteering at the shelter made me feel great": a gerund standing as the subject, in a
+    """ "Volunteering at the shelter made me feel great": a gerund standing as the subject, in a
     sentence where the speaker speaks of themselves, is something the speaker does."""
     if verb.tag_ != "VBG" or verb.dep_ not in {"csubj", "nsubj"}:
         return False

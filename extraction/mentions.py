@@ -37,6 +37,37 @@ from extraction.model import REF_PREFIX, Mention, Reference, Relation
 COMMON_TOPIC_ZIPF = 4.2
 COMMON_OBJECT_ZIPF = 5.9
 MAX_TOPIC_WORDS = 4
+# verbs too general to name an activity or a plan's object on their own
+LIGHT_VERBS = {
+    "go",
+    "do",
+    "be",
+    "have",
+    "get",
+    "make",
+    "play",
+    "help",
+    "try",
+    "work",
+    "take",
+    "keep",
+    "use",
+    "feel",
+    "see",
+    "say",
+    "look",
+    "come",
+    "give",
+    "find",
+    "think",
+    "know",
+    "research",
+    "start",
+    "continue",
+    "stay",
+    "learn",
+    "check",
+}
 
 
 class DocState:
@@ -201,6 +232,8 @@ class DocState:
         if token.dep_ == "attr":
             named += [c for c in token.head.children if c.dep_ == "nsubj" and c.i in self.token_key]
         people = [self.token_key[n.i] for n in named if self.token_key[n.i].startswith("person:")]
+        if role == "family":
+            people = []  # "you're like family, Caroline" names no relative
         for person in people:
             if gender:
                 self.gender.setdefault(person, gender)
@@ -266,8 +299,8 @@ class DocState:
     def activity(self, token: Token) -> str | None:
         """A gerund as an activity: "surfing", "working out"."""
         words = [token.lower_] + [c.lower_ for c in token.children if c.dep_ == "prt"]
-        if token.lemma_.lower() in {"go", "do", "be", "have", "get", "make"}:
-            return None
+        if token.lemma_.lower() in LIGHT_VERBS:
+            return None  # "planning to help", "enjoy doing": no activity named
         return self.add("topic", " ".join(words), [token])
 
     def pet(self, token: Token) -> str | None:

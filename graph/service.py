@@ -309,8 +309,8 @@ class MemoryService:
                 resolver.seed_session(session_id, people, speakers)
             if batch[i].kind == "episode":
                 # a summary repeats its session's facts and is written by us: it mentions the
-                # entities the turns made, but adds no entity, no fact and no evidence
-                known = [m for m in extraction.mentions if resolver.resolve_key(m.key)]
+                # entities the turns made by their keys, but adds no entity, alias or fact
+                known = [m for m in extraction.mentions if m.key in resolver.entities]
                 extraction = Extraction(known, [], extraction.cues)
             resolution = resolver.resolve(extraction, memory_id, session_id)
             resolutions.append(resolution)
