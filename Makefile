@@ -7,7 +7,7 @@ TORCH ?= torch==2.13.0
 # Neo4j's Cypher parser (npm), used by tests/test_cypher_parser.py; npm ci writes this file.
 CYPHERLINT := tools/cypherlint/node_modules/.package-lock.json
 
-.PHONY: setup serve test lint bench-locomo
+.PHONY: setup serve test lint bench-locomo bench-graph
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,3 +39,6 @@ test: setup $(CYPHERLINT)
 
 bench-locomo: setup
 	$(BIN)/python bench/locomo.py
+
+bench-graph: setup
+	$(BIN)/python bench/graph_quality.py

@@ -46,9 +46,11 @@ from extraction.lexicon import (
     PLAY_VERBS,
     PRACTICE_VERBS,
     READ_VERBS,
+    ROLE_NOUNS,
     STUDY_VERBS,
     SUPPORT_VERBS,
     TRAVEL_VERBS,
+    VALUE_ADJECTIVES,
     VOLUNTEER_VERBS,
     WATCH_VERBS,
     WORK_VERBS,
@@ -230,6 +232,8 @@ def _verb(state: DocState, verb: Token) -> None:
     lemma = _head_lemma(verb)
     if (_hypothetical(verb) and lemma not in LIKE_VERBS) or _planned(verb):
         return
+    if _valued(state, verb):
+        return
     subjects = _subjects(state, verb)
     if not subjects:
         return
@@ -319,6 +323,39 @@ def _job(state: DocState, subjects: list[str], verb: Token) -> bool:
         _relate(state, subjects, "WORKS_AT", _pobjs(job, {"at", "with", "for", "in"}))
         titles = [t for t in _pobjs(job, {"as"}) if t.pos_ == "NOUN"]
         _relate(state, subjects, "WORKS_AS", titles)
+    return True
+
+
+def _valued(state: DocState, verb: Token) -> bool:
+    """"Family time matters to me", "It means a lot to me", "Art is so special to me",
+    "Painting helps me relax": the speaker LIKES the subject (role "values" or "helps").
+    True when the clause was one of these."""
+    lemma = _head_lemma(verb)
+    if state.speaker_key is None or _negated(verb):
+        return False
+    things = [
+        c
+        for c in verb.children
+        if c.dep_ in {"nsubj", "csubj"} and c.pos_ != "PRON" and _head_lemma(c) not in ROLE_NOUNS
+    ]
+    if not things:
+        return False
+    to_me = any(t.lower_ in FIRST_PERSON for t in _pobjs(verb, {"to", "for"}))
+    if lemma in {"matter", "mean", "count"} and to_me or lemma == "be" and any(
+        _head_lemma(a) in VALUE_ADJECTIVES
+        and (to_me or any(t.lower_ in FIRST_PERSON for t in _pobjs(a, {"to", "for"})))
+        for a in verb.children
+        if a.dep_ == "acomp"
+    ):
+        role = "values"
+    elif lemma == "help" and any(
+        c.lower_ in FIRST_PERSON
+        for c in [*_dobjs(verb), *(s for x in verb.children for s in _subject_tokens(x))]
+    ):
+        role = "helps"
+    else:
+        return False
+    _relate(state, [state.speaker_key], "LIKES", things, role)
     return True
 
 

@@ -133,7 +133,22 @@ PET_NOUNS = {
 
 # -- verbs of typed relations ------------------------------------------------------------------
 
-LIKE_VERBS = {"like", "love", "enjoy", "adore", "prefer", "fancy", "relish", "cherish"}
+LIKE_VERBS = {
+    "like",
+    "love",
+    "enjoy",
+    "adore",
+    "prefer",
+    "fancy",
+    "relish",
+    "cherish",
+    "value",
+    "treasure",
+    "appreciate",
+    "admire",
+}
+# "family time matters to me", "it's so special to me": what the speaker values
+VALUE_ADJECTIVES = {"important", "special", "precious", "dear", "meaningful", "sacred"}
 DISLIKE_VERBS = {"hate", "dislike", "detest", "loathe", "despise", "dread"}
 # "going to" a place is a visit; to anything else (a group, a class, a concert) attending
 GO_VERBS = {"go", "head", "come"}

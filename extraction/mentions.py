@@ -292,6 +292,8 @@ class DocState:
             return self.activity(token)
         if token.pos_ not in {"NOUN", "PROPN", "ADJ"}:
             return None
+        if token.lemma_.lower() in ROLES:
+            return None  # "the kids": people, never a topic
         if token.lemma_.lower() in PET_NOUNS:
             return self.pet(token)
         return self.topic(token)
