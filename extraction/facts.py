@@ -61,6 +61,8 @@ CLASS_NOUNS = {"class", "course", "lesson", "workshop", "seminar", "program", "p
 SCREEN_NOUNS = {"movie", "film", "show", "series", "documentary", "episode", "musical", "play"}
 GROUP_NOUNS = {"team", "club", "group", "committee", "board", "band", "choir", "crew", "squad"}
 LIKE_ADJECTIVES = {"passionate", "interested", "obsessed", "crazy", "keen", "fond", "big", "nuts"}
+FIRST_PERSON_SUBJECTS = {"i", "we"}
+SUPPORT_NOUNS = {"support", "encouragement", "kindness", "help", "backing"}
 HYPOTHETICAL = {"would", "could", "might", "may", "should", "'d"}
 SUBJECT_DEPS = {"nsubj", "nsubjpass"}
 # a verb whose subject is its head's: "I started surfing", "I went and saw", "spent the day
@@ -75,6 +77,8 @@ def extract_facts(state: DocState) -> None:
         for token in sent:
             if token.pos_ in {"VERB", "AUX"}:
                 _verb(state, token)
+            elif token.pos_ == "NOUN" and token.lemma_.lower() in SUPPORT_NOUNS:
+                _your_support(state, token)
 
 
 # -- the parts of a clause ---------------------------------------------------------------------
@@ -232,7 +236,7 @@ def _verb(state: DocState, verb: Token) -> None:
     lemma = _head_lemma(verb)
     if (_hypothetical(verb) and lemma not in LIKE_VERBS) or _planned(verb):
         return
-    if _valued(state, verb):
+    if _valued(state, verb) or _encouraging(state, verb):
         return
     subjects = _subjects(state, verb)
     if not subjects:
@@ -327,7 +331,7 @@ def _job(state: DocState, subjects: list[str], verb: Token) -> bool:
 
 
 def _valued(state: DocState, verb: Token) -> bool:
-    """"Family time matters to me", "It means a lot to me", "Art is so special to me",
+    """ "Family time matters to me", "It means a lot to me", "Art is so special to me",
     "Painting helps me relax": the speaker LIKES the subject (role "values" or "helps").
     True when the clause was one of these."""
     lemma = _head_lemma(verb)
@@ -341,11 +345,16 @@ def _valued(state: DocState, verb: Token) -> bool:
     if not things:
         return False
     to_me = any(t.lower_ in FIRST_PERSON for t in _pobjs(verb, {"to", "for"}))
-    if lemma in {"matter", "mean", "count"} and to_me or lemma == "be" and any(
-        _head_lemma(a) in VALUE_ADJECTIVES
-        and (to_me or any(t.lower_ in FIRST_PERSON for t in _pobjs(a, {"to", "for"})))
-        for a in verb.children
-        if a.dep_ == "acomp"
+    if (
+        lemma in {"matter", "mean", "count"}
+        and to_me
+        or lemma == "be"
+        and any(
+            _head_lemma(a) in VALUE_ADJECTIVES
+            and (to_me or any(t.lower_ in FIRST_PERSON for t in _pobjs(a, {"to", "for"})))
+            for a in verb.children
+            if a.dep_ == "acomp"
+        )
     ):
         role = "values"
     elif lemma == "help" and any(
@@ -357,6 +366,38 @@ def _valued(state: DocState, verb: Token) -> bool:
         return False
     _relate(state, [state.speaker_key], "LIKES", things, role)
     return True
+
+
+def _encouraging(state: DocState, verb: Token) -> bool:
+    """ "I believe in you", "I'm so proud of you", "I'm here for you", "I support you", "rooting
+    for you": the speaker SUPPORTS the person spoken to. True when the clause was one of these."""
+    lemma = _head_lemma(verb)
+    if _negated(verb) or not any(c.lower_ in FIRST_PERSON_SUBJECTS for c in verb.children):
+        return False
+    you = {"you", "ya", "u"}
+    if lemma in {"believe", "root", "cheer", "pray"}:
+        found = any(t.lower_ in you for t in _pobjs(verb, {"in", "for", "on"}))
+    elif lemma in {"support", "encourage", "back"}:
+        found = any(t.lower_ in you for t in _dobjs(verb))
+    elif lemma == "be":
+        proud = [a for a in verb.children if a.dep_ == "acomp" and _head_lemma(a) == "proud"]
+        found = any(t.lower_ in you for a in proud for t in _pobjs(a, {"of"})) or (
+            any(c.lower_ == "here" for c in verb.children)
+            and any(t.lower_ in you for t in _pobjs(verb, {"for"}))
+        )
+    else:
+        return False
+    if not found:
+        return False
+    state.relate(state.speaker_key, "SUPPORTS", state.addressee(), "encourages")
+    return True
+
+
+def _your_support(state: DocState, noun: Token) -> None:
+    """"Thanks for your support", "your encouragement means a lot": the person spoken to
+    SUPPORTS the speaker."""
+    if any(c.dep_ == "poss" and c.lower_ == "your" for c in noun.children):
+        state.relate(state.addressee(), "SUPPORTS", state.speaker_key, "encourages")
 
 
 def _origin(verb: Token, lemma: str, particle: str | None) -> bool:

@@ -136,6 +136,13 @@ class DocState:
             self.mentions[key] = Mention(key, "person", label, reference=reference)
         return key
 
+    def addressee(self) -> str | None:
+        """ "you": the person the speaker talks to, settled by the resolver (the session's
+        other speaker); None when there is no speaker."""
+        if self.speaker_key is None:
+            return None
+        return self.reference(f"{REF_PREFIX}addressee", "you", Reference("addressee"))
+
     # -- named entities -------------------------------------------------------------------------
 
     def add_entities(self) -> None:

@@ -50,7 +50,7 @@ class Reference:
     people named before it, or a relative of `owner` by `role` ("my husband": the speaker's
     husband), which is that person when the owner has exactly one such, else an unnamed person."""
 
-    kind: str  # "pronoun" or "role"
+    kind: str  # "pronoun", "role" or "addressee" (the other speaker of the session: "you")
     gender: str | None = None  # "female", "male" or None (unknown)
     owner: str | None = None  # for roles: the owner's key (itself possibly a `ref:` key)
     role: str | None = None  # for roles: "husband", "kids", …

@@ -15,7 +15,8 @@ What one text could not settle (extraction/model.py):
 - a pronoun reference is the last person named in the same session whose gender fits (speakers
   are addressed as "you", never "she"), or nothing;
 - a role reference ("my husband") is the owner's one named person in that role, else an unnamed
-  person "Melanie's husband" that a later name ("my husband Tom") is merged into.
+  person "Melanie's husband" that a later name ("my husband Tom") is merged into;
+- "you" in a fact ("I believe in you") is the session's last other speaker.
 A relation whose end could not be settled is dropped with it. Everything resolved is learned, so
 the rest of a batch and the next batches resolve the same way.
 """
@@ -92,6 +93,7 @@ class Resolver:
         self.candidates: dict[str, list[str]] = {}  # candidate topic key -> memory ids
         self.speakers: set[str] = set()
         self._sessions: dict[str, deque[str]] = {}
+        self._talkers: dict[str, deque[str]] = {}  # session -> its speakers, latest last
         for entity in known:
             self.learn(entity)
         for link in roles:
@@ -165,11 +167,15 @@ class Resolver:
         return session_id in self._sessions
 
     def seed_session(self, session_id: str, people: Iterable[str], speakers: Iterable[str]) -> None:
-        """The session's people, oldest first, read from the graph when the cache is cold."""
+        """The session's people and speakers, oldest first, read from the graph when the cache
+        is cold."""
         self.speakers.update(self._resolve(s, exact=True) for s in speakers)
         recent: deque[str] = deque(maxlen=RECENT_PEOPLE)
         recent.extend(self._resolve(p, exact=True) for p in people)
         self._sessions[session_id] = recent
+        talkers: deque[str] = deque(maxlen=RECENT_PEOPLE)
+        talkers.extend(self._resolve(s, exact=True) for s in speakers)
+        self._talkers[session_id] = talkers
 
     # -- names ----------------------------------------------------------------------------------
 
@@ -241,9 +247,13 @@ class Resolver:
         for mention in extraction.mentions:
             if mention.reference is not None and mention.reference.kind == "pronoun":
                 mapping[mention.key] = self._pronoun(mention.reference, recent, speaker)
+        talkers = self._talkers.setdefault(session_id or "", deque(maxlen=RECENT_PEOPLE))
         for mention in extraction.mentions:
             if mention.reference is not None and mention.reference.kind == "role":
                 mapping[mention.key] = self._role(mention.reference, mapping, recent)
+            elif mention.reference is not None and mention.reference.kind == "addressee":
+                others = [t for t in reversed(talkers) if t != speaker and t in self.entities]
+                mapping[mention.key] = others[0] if session_id and others else None
         for mention in extraction.mentions:
             target = mapping.get(mention.key)
             if target is None:
@@ -271,6 +281,10 @@ class Resolver:
             relations.setdefault((src, rel.type, dst), Relation(src, rel.type, dst, rel.role))
             if rel.role and rel.type in _PERSONAL and not self.entities[dst].unnamed:
                 self._named_role(src, rel.role, dst, out)
+        if speaker is not None:
+            if speaker in talkers:
+                talkers.remove(speaker)
+            talkers.append(speaker)
         for key in mentions:
             if key.startswith("person:") and key not in self.speakers and key != speaker:
                 if key in recent:

@@ -53,7 +53,7 @@ EXAMPLES: dict[str, tuple[str, str, tuple[str, str]]] = {
         ("alice", "animal_shelter"),
     ),
     "SUPPORTS": (
-        "a cause supported, donated or raised money for",
+        "a person encouraged, a cause supported, donated or raised money for",
         "I raised money for cancer research.",
         ("alice", "cancer_research"),
     ),
