@@ -178,3 +178,25 @@ def test_merge_entities_errors_name_the_problem(api: Api) -> None:
     assert "itself" in body["errors"][0]["message"]
     body = api.raw(MERGE, user="kg-err-a", sources=["person:nobody"], into="person:ann")
     assert "person:nobody" in body["errors"][0]["message"]
+
+
+def test_encouragement_is_support_between_the_speakers(api: Api) -> None:
+    user = "kg-support"
+    ids = _say(
+        api,
+        user,
+        [
+            ("Jon", "I lost my job, so I'm opening a dance studio."),
+            ("Gina", "I believe in you, Jon! Don't give up."),
+            ("Jon", "Thanks for your support, it means a lot."),
+        ],
+    )
+    gina = _card(api, user, "person:gina")
+    assert ("SUPPORTS", "out", "person:jon") in _facts(gina)
+    support = next(r for r in gina["relations"] if r["type"] == "SUPPORTS")  # type: ignore[index]
+    assert {e["id"] for e in support["evidence"]} == {ids[1], ids[2]}
+    # a question states nothing, and a lone "you" without a session partner is nobody
+    _say(api, user, [("Jon", "Do you believe in me?")], session="s2")
+    _say(api, "kg-support-alone", [("Ann", "I believe in you!")])
+    ann = _card(api, "kg-support-alone", "person:ann")
+    assert ann is not None and _facts(ann) == set()

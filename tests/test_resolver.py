@@ -230,3 +230,29 @@ def test_roles_read_from_the_graph_resolve_and_many_friends_are_nobody() -> None
         Mention(f"{REF_PREFIX}role:person:mel:friend", "person", "friend", reference=friend),
     )
     assert _keys(out) == []
+
+
+def test_you_is_the_other_speaker_of_the_session() -> None:
+    resolver = Resolver()
+    jon = Mention("person:jon", "person", "Jon", as_speaker=True)
+    gina = Mention("person:gina", "person", "Gina", as_speaker=True)
+    you = Mention(f"{REF_PREFIX}addressee", "person", "you", reference=Reference("addressee"))
+    resolver.learn_speakers([Extraction([jon]), Extraction([gina])])
+    # nobody has spoken to Jon yet: "you" is nobody, the fact is dropped
+    alone = _resolve(resolver, jon, you, relations=(Relation("person:jon", "SUPPORTS", you.key),))
+    assert _typed(alone) == set()
+    _resolve(resolver, gina, memory_id="m2")
+    out = _resolve(
+        resolver, jon, you, relations=(Relation("person:jon", "SUPPORTS", you.key),), memory_id="m3"
+    )
+    assert _typed(out) == {("person:jon", "SUPPORTS", "person:gina")}
+    # another session has no other speaker
+    other = _resolve(
+        resolver,
+        jon,
+        you,
+        relations=(Relation("person:jon", "SUPPORTS", you.key),),
+        memory_id="m4",
+        session="s2",
+    )
+    assert _typed(other) == set()
