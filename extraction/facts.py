@@ -394,7 +394,7 @@ def _encouraging(state: DocState, verb: Token) -> bool:
 
 
 def _your_support(state: DocState, noun: Token) -> None:
-    """"Thanks for your support", "your encouragement means a lot": the person spoken to
+    """ "Thanks for your support", "your encouragement means a lot": the person spoken to
     SUPPORTS the speaker."""
     if any(c.dep_ == "poss" and c.lower_ == "your" for c in noun.children):
         state.relate(state.addressee(), "SUPPORTS", state.speaker_key, "encourages")

@@ -131,9 +131,11 @@ class DocState:
         if src and dst and src != dst:
             self.relations.setdefault((src, rel, dst), Relation(src, rel, dst, role))
 
-    def reference(self, key: str, label: str, reference: Reference) -> str:
+    def reference(
+        self, key: str, label: str, reference: Reference, entity_type: str = "person"
+    ) -> str:
         if key not in self.mentions:
-            self.mentions[key] = Mention(key, "person", label, reference=reference)
+            self.mentions[key] = Mention(key, entity_type, label, reference=reference)
         return key
 
     def addressee(self) -> str | None:
@@ -214,6 +216,24 @@ class DocState:
                     self.token_key.setdefault(token.i, role_key)
             elif token.pos_ == "NOUN" and token.lemma_.lower() in PET_NOUNS:
                 self._own_pet(token)
+            elif token.lower_ == "project" and token.i not in self.token_key:
+                self._the_project(token)
+
+    def _the_project(self, token: Token) -> None:
+        """ "the project" with no name of its own: the project named before it in this text,
+        else a reference the resolver settles with the session's one recent project."""
+        children = list(token.children)
+        if not any(c.dep_ == "det" and c.lower_ in {"the", "this", "that"} for c in children):
+            return
+        if any(c.dep_ in {"compound", "poss", "amod"} for c in children):
+            return  # "the Orion project", "my project", "a new project" say which or none
+        named = [k for k in self.mentions if k.startswith("project:")]
+        if len(named) == 1:
+            self.token_key[token.i] = named[0]
+            return
+        reference = Reference("thing", role="project")
+        key = self.reference(f"{REF_PREFIX}project", "project", reference, "project")
+        self.token_key[token.i] = key
 
     def _pronoun(self, token: Token, gender: str) -> str:
         for _, key in reversed([p for p in self.people if p[0] < token.i]):
@@ -291,7 +311,10 @@ class DocState:
         an activity (a gerund), or the token's noun chunk as a topic."""
         key = self.key_of(token)
         if key is not None:
-            is_person = key.startswith(("person:", REF_PREFIX))
+            mention = self.mentions.get(key)
+            is_person = key.startswith("person:") or (
+                mention is not None and mention.type == "person"
+            )
             return key if people or not is_person else None
         if token.pos_ == "PRON" or token.like_num:
             return None

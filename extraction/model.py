@@ -50,7 +50,9 @@ class Reference:
     people named before it, or a relative of `owner` by `role` ("my husband": the speaker's
     husband), which is that person when the owner has exactly one such, else an unnamed person."""
 
-    kind: str  # "pronoun", "role" or "addressee" (the other speaker of the session: "you")
+    # "pronoun", "role", "addressee" (the other speaker of the session: "you") or "thing" ("the
+    # project": the one project the session has named, `role` holding the entity type)
+    kind: str
     gender: str | None = None  # "female", "male" or None (unknown)
     owner: str | None = None  # for roles: the owner's key (itself possibly a `ref:` key)
     role: str | None = None  # for roles: "husband", "kids", …

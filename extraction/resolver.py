@@ -16,7 +16,8 @@ What one text could not settle (extraction/model.py):
   are addressed as "you", never "she"), or nothing;
 - a role reference ("my husband") is the owner's one named person in that role, else an unnamed
   person "Melanie's husband" that a later name ("my husband Tom") is merged into;
-- "you" in a fact ("I believe in you") is the session's last other speaker.
+- "you" in a fact ("I believe in you") is the session's last other speaker, and "the project"
+  the one project the session has named (none when it named several).
 A relation whose end could not be settled is dropped with it. Everything resolved is learned, so
 the rest of a batch and the next batches resolve the same way.
 """
@@ -94,6 +95,7 @@ class Resolver:
         self.speakers: set[str] = set()
         self._sessions: dict[str, deque[str]] = {}
         self._talkers: dict[str, deque[str]] = {}  # session -> its speakers, latest last
+        self._things: dict[str, deque[str]] = {}  # session -> its projects, latest last
         for entity in known:
             self.learn(entity)
         for link in roles:
@@ -251,6 +253,10 @@ class Resolver:
         for mention in extraction.mentions:
             if mention.reference is not None and mention.reference.kind == "role":
                 mapping[mention.key] = self._role(mention.reference, mapping, recent)
+            elif mention.reference is not None and mention.reference.kind == "thing":
+                named = set(self._things.get(session_id or "", ()))
+                # "the project" only when the session has named exactly one
+                mapping[mention.key] = named.pop() if session_id and len(named) == 1 else None
             elif mention.reference is not None and mention.reference.kind == "addressee":
                 others = [t for t in reversed(talkers) if t != speaker and t in self.entities]
                 mapping[mention.key] = others[0] if session_id and others else None
@@ -285,6 +291,8 @@ class Resolver:
             if speaker in talkers:
                 talkers.remove(speaker)
             talkers.append(speaker)
+        things = self._things.setdefault(session_id or "", deque(maxlen=RECENT_PEOPLE))
+        things.extend(k for k in mentions if k.startswith("project:") and k not in things)
         for key in mentions:
             if key.startswith("person:") and key not in self.speakers and key != speaker:
                 if key in recent:

@@ -112,10 +112,26 @@ def test_short_names_merge_and_chat_noise_is_no_entity(api: Api) -> None:
     assert ("ATTENDED", "out", "topic:pottery_class") in _facts(melanie)
 
 
-def test_the_x_project_is_a_project(api: Api) -> None:
-    _say(api, "kg-project", [("Bob", "I'm on the Orion project at work.")])
-    assert ("WORKS_ON", "out", "project:orion") in _facts(_card(api, "kg-project", "person:bob"))
+def test_the_x_project_is_a_project_and_the_project_is_it(api: Api) -> None:
+    _say(
+        api,
+        "kg-project",
+        [("Bob", "I'm on the Orion project at work."), ("Bob", "I love the project.")],
+    )
+    bob = _facts(_card(api, "kg-project", "person:bob"))
+    assert {("WORKS_ON", "out", "project:orion"), ("LIKES", "out", "project:orion")} <= bob
     assert _card(api, "kg-project", "org:orion") is None
+    # a session that named two projects: "the project" is neither
+    _say(
+        api,
+        "kg-project",
+        [
+            ("Bob", "I'm on the Orion project and the Vega project."),
+            ("Bob", "I hate the project."),
+        ],
+        session="s2",
+    )
+    assert not any(r[0] == "DISLIKES" for r in _facts(_card(api, "kg-project", "person:bob")))
 
 
 def test_a_topic_without_a_fact_becomes_an_entity_when_it_recurs(api: Api) -> None:
