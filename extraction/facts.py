@@ -62,6 +62,7 @@ SCREEN_NOUNS = {"movie", "film", "show", "series", "documentary", "episode", "mu
 GROUP_NOUNS = {"team", "club", "group", "committee", "board", "band", "choir", "crew", "squad"}
 LIKE_ADJECTIVES = {"passionate", "interested", "obsessed", "crazy", "keen", "fond", "big", "nuts"}
 FIRST_PERSON_SUBJECTS = {"i", "we"}
+YOU = {"you", "ya", "u"}  # the person spoken to, as an object ("I believe in you")
 SUPPORT_NOUNS = {"support", "encouragement", "kindness", "help", "backing"}
 HYPOTHETICAL = {"would", "could", "might", "may", "should", "'d"}
 SUBJECT_DEPS = {"nsubj", "nsubjpass"}
@@ -148,7 +149,12 @@ def _gerund_subject(verb: Token) -> bool:
     sentence where the speaker speaks of themselves, is something the speaker does."""
     if verb.tag_ != "VBG" or verb.dep_ not in {"csubj", "nsubj"}:
         return False
-    return any(t.lower_ in FIRST_PERSON for t in verb.sent)
+    return _says(verb.sent, FIRST_PERSON)
+
+
+def _says(tokens: Iterable[Token], words: set[str]) -> bool:
+    """Whether any of `tokens` is one of `words` (lower-case)."""
+    return any(t.lower_ in words for t in tokens)
 
 
 def _with_conjuncts(tokens: Iterable[Token]) -> list[Token]:
@@ -344,22 +350,17 @@ def _valued(state: DocState, verb: Token) -> bool:
     ]
     if not things:
         return False
-    to_me = any(t.lower_ in FIRST_PERSON for t in _pobjs(verb, {"to", "for"}))
-    if (
-        lemma in {"matter", "mean", "count"}
-        and to_me
-        or lemma == "be"
-        and any(
-            _head_lemma(a) in VALUE_ADJECTIVES
-            and (to_me or any(t.lower_ in FIRST_PERSON for t in _pobjs(a, {"to", "for"})))
-            for a in verb.children
-            if a.dep_ == "acomp"
-        )
-    ):
+    to_me = _says(_pobjs(verb, {"to", "for"}), FIRST_PERSON)
+    dear = [a for a in verb.children if a.dep_ == "acomp" and _head_lemma(a) in VALUE_ADJECTIVES]
+    matters = lemma in {"matter", "mean", "count"} and to_me  # "matters to me"
+    # "is so special to me"
+    is_dear = lemma == "be" and any(
+        to_me or _says(_pobjs(a, {"to", "for"}), FIRST_PERSON) for a in dear
+    )
+    if matters or is_dear:
         role = "values"
-    elif lemma == "help" and any(
-        c.lower_ in FIRST_PERSON
-        for c in [*_dobjs(verb), *(s for x in verb.children for s in _subject_tokens(x))]
+    elif lemma == "help" and _says(
+        [*_dobjs(verb), *(s for x in verb.children for s in _subject_tokens(x))], FIRST_PERSON
     ):
         role = "helps"
     else:
@@ -372,18 +373,16 @@ def _encouraging(state: DocState, verb: Token) -> bool:
     """ "I believe in you", "I'm so proud of you", "I'm here for you", "I support you", "rooting
     for you": the speaker SUPPORTS the person spoken to. True when the clause was one of these."""
     lemma = _head_lemma(verb)
-    if _negated(verb) or not any(c.lower_ in FIRST_PERSON_SUBJECTS for c in verb.children):
+    if _negated(verb) or not _says(verb.children, FIRST_PERSON_SUBJECTS):
         return False
-    you = {"you", "ya", "u"}
     if lemma in {"believe", "root", "cheer", "pray"}:
-        found = any(t.lower_ in you for t in _pobjs(verb, {"in", "for", "on"}))
+        found = _says(_pobjs(verb, {"in", "for", "on"}), YOU)
     elif lemma in {"support", "encourage", "back"}:
-        found = any(t.lower_ in you for t in _dobjs(verb))
+        found = _says(_dobjs(verb), YOU)
     elif lemma == "be":
         proud = [a for a in verb.children if a.dep_ == "acomp" and _head_lemma(a) == "proud"]
-        found = any(t.lower_ in you for a in proud for t in _pobjs(a, {"of"})) or (
-            any(c.lower_ == "here" for c in verb.children)
-            and any(t.lower_ in you for t in _pobjs(verb, {"for"}))
+        found = any(_says(_pobjs(a, {"of"}), YOU) for a in proud) or (
+            _says(verb.children, {"here"}) and _says(_pobjs(verb, {"for"}), YOU)
         )
     else:
         return False

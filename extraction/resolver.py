@@ -60,6 +60,23 @@ class RoleLink:
 
 
 @dataclass
+class _Session:
+    """What one session has said so far, latest last: the people it named (not its speakers),
+    its speakers, and the projects it named."""
+
+    people: deque[str] = field(default_factory=lambda: deque(maxlen=RECENT_PEOPLE))
+    talkers: deque[str] = field(default_factory=lambda: deque(maxlen=RECENT_PEOPLE))
+    things: deque[str] = field(default_factory=lambda: deque(maxlen=RECENT_PEOPLE))
+
+
+def _touch(recent: deque[str], key: str) -> None:
+    """`key` becomes the latest of `recent`."""
+    if key in recent:
+        recent.remove(key)
+    recent.append(key)
+
+
+@dataclass
 class Resolution:
     """One text, resolved: what to write for it and what the write must do beside it."""
 
@@ -71,7 +88,6 @@ class Resolution:
     candidates: list[str] = field(default_factory=list)
     # (unnamed person, named person): the unnamed one is merged into the named one
     merges: list[tuple[str, str]] = field(default_factory=list)
-    genders: dict[str, str] = field(default_factory=dict)
 
 
 class Resolver:
@@ -93,9 +109,7 @@ class Resolver:
         self.roles: dict[tuple[str, str], list[str]] = defaultdict(list)
         self.candidates: dict[str, list[str]] = {}  # candidate topic key -> memory ids
         self.speakers: set[str] = set()
-        self._sessions: dict[str, deque[str]] = {}
-        self._talkers: dict[str, deque[str]] = {}  # session -> its speakers, latest last
-        self._things: dict[str, deque[str]] = {}  # session -> its projects, latest last
+        self._sessions: dict[str, _Session] = {}
         for entity in known:
             self.learn(entity)
         for link in roles:
@@ -122,8 +136,8 @@ class Resolver:
         if entity_type == "person" and not entity.unnamed:
             self._first_names[value.split("_", 1)[0]].add(entity.key)
 
-    def learn_alias(self, key: str, alias_key: str, label: str) -> None:
-        """`alias_key` (a merged entity's key) and `label` now stand for `key`."""
+    def learn_alias(self, key: str, alias_key: str, labels: Iterable[str]) -> None:
+        """`alias_key` (a merged entity's key) and its `labels` now stand for `key`."""
         known = self.entities.get(key)
         if known is None:
             return
@@ -138,16 +152,13 @@ class Resolver:
         for links in self.roles.values():
             if alias_key in links:
                 links[links.index(alias_key)] = key
-        for recent in self._sessions.values():
-            for i, person in enumerate(recent):
+        for session in self._sessions.values():
+            for i, person in enumerate(session.people):
                 if person == alias_key:
-                    recent[i] = key
-        aliases = (
-            known.aliases
-            if label in known.aliases or label == known.label
-            else (*known.aliases, label)
-        )
-        self.learn(replace(known, aliases=aliases))
+                    session.people[i] = key
+        taken = (known.label, *known.aliases)
+        added = tuple(dict.fromkeys(n for n in labels if n not in taken))
+        self.learn(replace(known, aliases=(*known.aliases, *added)))
 
     def _learn_role(self, owner: str, role: str, key: str) -> None:
         links = self.roles[(owner, role)]
@@ -171,13 +182,11 @@ class Resolver:
     def seed_session(self, session_id: str, people: Iterable[str], speakers: Iterable[str]) -> None:
         """The session's people and speakers, oldest first, read from the graph when the cache
         is cold."""
-        self.speakers.update(self._resolve(s, exact=True) for s in speakers)
-        recent: deque[str] = deque(maxlen=RECENT_PEOPLE)
-        recent.extend(self._resolve(p, exact=True) for p in people)
-        self._sessions[session_id] = recent
-        talkers: deque[str] = deque(maxlen=RECENT_PEOPLE)
-        talkers.extend(self._resolve(s, exact=True) for s in speakers)
-        self._talkers[session_id] = talkers
+        talkers = [self._resolve(s, exact=True) for s in speakers]
+        self.speakers.update(talkers)
+        session = self._sessions[session_id] = _Session()
+        session.people.extend(self._resolve(p, exact=True) for p in people)
+        session.talkers.extend(talkers)
 
     # -- names ----------------------------------------------------------------------------------
 
@@ -239,7 +248,7 @@ class Resolver:
         out = Resolution(extraction)
         mapping: dict[str, str | None] = {}
         mentions: dict[str, Mention] = {}
-        recent = self._sessions.setdefault(session_id or "", deque(maxlen=RECENT_PEOPLE))
+        session = self._sessions.setdefault(session_id or "", _Session())
         speaker = next((m.key for m in extraction.mentions if m.as_speaker), None)
         if speaker is not None:
             speaker = self._resolve(speaker, exact=True)
@@ -248,17 +257,18 @@ class Resolver:
                 mapping[mention.key] = self._name(mention, memory_id, out)
         for mention in extraction.mentions:
             if mention.reference is not None and mention.reference.kind == "pronoun":
-                mapping[mention.key] = self._pronoun(mention.reference, recent, speaker)
-        talkers = self._talkers.setdefault(session_id or "", deque(maxlen=RECENT_PEOPLE))
+                mapping[mention.key] = self._pronoun(mention.reference, session.people, speaker)
         for mention in extraction.mentions:
             if mention.reference is not None and mention.reference.kind == "role":
-                mapping[mention.key] = self._role(mention.reference, mapping, recent)
+                mapping[mention.key] = self._role(mention.reference, mapping, session.people)
             elif mention.reference is not None and mention.reference.kind == "thing":
-                named = set(self._things.get(session_id or "", ()))
+                named = set(session.things)
                 # "the project" only when the session has named exactly one
                 mapping[mention.key] = named.pop() if session_id and len(named) == 1 else None
             elif mention.reference is not None and mention.reference.kind == "addressee":
-                others = [t for t in reversed(talkers) if t != speaker and t in self.entities]
+                others = [
+                    t for t in reversed(session.talkers) if t != speaker and t in self.entities
+                ]
                 mapping[mention.key] = others[0] if session_id and others else None
         for mention in extraction.mentions:
             target = mapping.get(mention.key)
@@ -271,7 +281,6 @@ class Resolver:
                 self.learn(replace(known, aliases=(*known.aliases, mention.label)))
             if mention.gender and not self.entities[target].gender:
                 self.learn(replace(self.entities[target], gender=mention.gender))
-                out.genders[target] = mention.gender
             before = mentions.get(target)
             mentions[target] = Mention(
                 target,
@@ -288,16 +297,12 @@ class Resolver:
             if rel.role and rel.type in _PERSONAL and not self.entities[dst].unnamed:
                 self._named_role(src, rel.role, dst, out)
         if speaker is not None:
-            if speaker in talkers:
-                talkers.remove(speaker)
-            talkers.append(speaker)
-        things = self._things.setdefault(session_id or "", deque(maxlen=RECENT_PEOPLE))
-        things.extend(k for k in mentions if k.startswith("project:") and k not in things)
+            _touch(session.talkers, speaker)
         for key in mentions:
-            if key.startswith("person:") and key not in self.speakers and key != speaker:
-                if key in recent:
-                    recent.remove(key)
-                recent.append(key)
+            if key.startswith("project:") and key not in session.things:
+                session.things.append(key)
+            elif key.startswith("person:") and key not in self.speakers and key != speaker:
+                _touch(session.people, key)
         out.extraction = Extraction(
             list(mentions.values()), list(relations.values()), extraction.cues
         )
@@ -347,9 +352,11 @@ class Resolver:
             return None
         links = [k for k in self.roles.get((owner, ref.role), []) if k in self.entities]
         named = [k for k in links if not self.entities[k].unnamed]
-        if len(named) == 1 or (named and ref.plural):
-            return named[0] if len(named) == 1 else None
-        if len(named) > 1:
+        if len(named) == 1:
+            return named[0]
+        if named and ref.plural:
+            return None
+        if named:
             in_session = [k for k in reversed(recent) if k in named]
             return in_session[0] if in_session else None
         if links:
@@ -381,4 +388,4 @@ class Resolver:
         source = unnamed[0]
         out.merges.append((source, person))
         links.remove(source)
-        self.learn_alias(person, source, self.entities[source].label)
+        self.learn_alias(person, source, [self.entities[source].label])

@@ -365,9 +365,7 @@ class MemoryService:
                 if source is None:
                     continue  # merged before: the alias resolves to the target
                 self._store.merge_entities(user_id, key, into)
-                resolver.learn_alias(into, key, source.label)
-                for alias in source.aliases:
-                    resolver.learn_alias(into, key, alias)
+                resolver.learn_alias(into, key, [source.label, *source.aliases])
         record = self._store.entities(user_id, [into]).get(into)
         if record is None:  # forgotten between the merge and the read
             raise NotFound(f"no entity {into!r} for this user")
