@@ -216,3 +216,32 @@ def test_encouragement_is_support_between_the_speakers(api: Api) -> None:
     _say(api, "kg-support-alone", [("Ann", "I believe in you!")])
     ann = _card(api, "kg-support-alone", "person:ann")
     assert ann is not None and _facts(ann) == set()
+
+
+def test_a_cold_catalogue_reads_candidates_and_session_people_from_the_graph(api: Api) -> None:
+    """After the cached catalogue is dropped (forgetting a memory drops it), a topic held on an
+    earlier memory still becomes an entity when it recurs, and "she" in the continuing session is
+    still the person named before: both are read back from the graph."""
+    user = "kg-cold"
+    first = _say(
+        api,
+        user,
+        [
+            ("Caroline", "The harbour lighthouse looked stunning in the storm."),
+            ("Caroline", "My sister Ana moved to Porto last year."),
+        ],
+    )
+    (scratch,) = _say(api, user, [("Melanie", "Just a note to forget.")], session="s9")
+    api.ok('mutation($id: ID!) { forget(userId: "kg-cold", id: $id) }', id=scratch)
+    later = _say(
+        api,
+        user,
+        [
+            ("Caroline", "She teaches at the university there now."),
+            ("Caroline", "The harbour lighthouse was closed for repairs today."),
+        ],
+    )
+    assert ("WORKS_AT", "out", "topic:university") in _facts(_card(api, user, "person:ana"))
+    card = _card(api, user, "topic:harbour_lighthouse")
+    assert card is not None
+    assert {m["id"] for m in card["memories"]} == {first[0], later[1]}
