@@ -1,4 +1,5 @@
-"""The ASGI app: POST /graphql (GraphiQL on GET), GET /healthz, resources in the lifespan."""
+"""The ASGI app: POST /graphql (GraphiQL on GET), MCP's streamable HTTP at /mcp, GET /healthz,
+resources in the lifespan."""
 
 from __future__ import annotations
 
@@ -20,9 +21,10 @@ from strawberry.http import GraphQLHTTPResponse
 from strawberry.types import ExecutionResult
 
 from api import runtime as runtime_module
-from api.auth import KeyRing
+from api.auth import Denied, KeyRing
 from api.errors import format_error
 from api.loaders import Context
+from api.mcp_server import build_server, key_caller
 from api.schema import schema
 from api.settings import Settings
 
@@ -104,10 +106,42 @@ class BodyLimit:
             await self._refusal(f"over {self.limit} bytes")(scope, receive, send)
 
 
+class KeyGate:
+    """Refuses MCP requests without a valid API key (401) before the protocol starts, when keys
+    are configured; the tools check each user against the key again."""
+
+    def __init__(self, app: ASGIApp, keyring: KeyRing) -> None:
+        self.app = app
+        self.keyring = keyring
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and self.keyring.enabled:
+            headers = dict(scope.get("headers") or [])
+            raw = headers.get(b"authorization")
+            principal = self.keyring.authenticate(raw.decode("latin-1") if raw else None)
+            if isinstance(principal, Denied):
+                response = JSONResponse(
+                    {"error": principal.reason, "code": "UNAUTHENTICATED"},
+                    status_code=401,
+                    headers={"WWW-Authenticate": "Bearer"},
+                )
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def create_app(settings: Settings | None = None, runtime: Any = None) -> Starlette:
     """`runtime` may be passed in (tests share one); otherwise the lifespan starts and closes it."""
     settings = settings or Settings.from_env()
     keyring = KeyRing(settings.api_keys)
+    agent_server = build_server(
+        lambda: app.state.runtime.service,
+        lambda ctx: key_caller(keyring, (ctx.headers or {}).get("authorization")),
+    )
+    # stateless: every request stands alone, so any replica can answer it
+    agent_app = agent_server.streamable_http_app(
+        streamable_http_path="/mcp", stateless_http=True, json_response=True, host=settings.host
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -115,7 +149,8 @@ def create_app(settings: Settings | None = None, runtime: Any = None) -> Starlet
         # started on this thread on purpose: the engine child dies with the thread that forked it
         app.state.runtime = runtime or runtime_module.start(settings)
         try:
-            yield
+            async with agent_server.session_manager.run():
+                yield
         finally:
             if owned:
                 await anyio.to_thread.run_sync(app.state.runtime.close)
@@ -135,4 +170,7 @@ def create_app(settings: Settings | None = None, runtime: Any = None) -> Starlet
     app.state.keyring = keyring
     graphql_app = RecollectGraphQL(app.state)
     app.add_route("/graphql", graphql_app)  # type: ignore[arg-type]  # an ASGI app, not a view
+    for route in agent_app.routes:  # the SDK's one /mcp route, behind the key check
+        assert isinstance(route, Route)
+        app.router.routes.append(Route(route.path, KeyGate(route.endpoint, keyring)))
     return app

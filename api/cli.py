@@ -90,6 +90,21 @@ def serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def mcp(args: argparse.Namespace) -> int:
+    """MCP over stdin/stdout for one user: what an agent host starts as a command. Logs go to
+    stderr; stdout carries only the protocol."""
+    from api.mcp_server import build_server, stdio_caller
+    from api.runtime import start
+
+    caller = stdio_caller(args.user)  # a bad --user fails before the models load
+    runtime = start(_settings(args))
+    try:
+        build_server(lambda: runtime.service, lambda ctx: caller).run("stdio")
+    finally:
+        runtime.close()
+    return 0
+
+
 def _timestamp(value: str, field: str) -> float:
     """ISO 8601 (UTC when no offset is given) as epoch seconds; InvalidInput naming `field`."""
     try:
@@ -318,6 +333,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, help="port (default 8000)")
     data_dir(p)
     p.set_defaults(func=serve)
+
+    p = sub.add_parser("mcp", help="serve MCP over stdio for one user (for agent hosts)")
+    p.add_argument("--user", required=True, help="the only user this connection reads and writes")
+    data_dir(p)
+    p.set_defaults(func=mcp)
 
     p = sub.add_parser("ingest", help="remember every MemoryInput of a JSONL file")
     p.add_argument("file")

@@ -279,8 +279,12 @@ class DocState:
         return key
 
     def _own_pet(self, token: Token) -> None:
-        """ "my dog Max", "our cats": the owner HAS_PET the pet (by name when named)."""
-        owners = [self.key_of(c) for c in token.children if c.dep_ == "poss"]
+        """ "my dog Max", "our cats": the owner HAS_PET the pet (by name when named). The parser
+        may hang "my" on the name with "dog" as its compound: the owner is found there too."""
+        holders = [token]
+        if token.dep_ == "compound" and token.head.pos_ == "PROPN":
+            holders.append(token.head)
+        owners = [self.key_of(c) for h in holders for c in h.children if c.dep_ == "poss"]
         owner = next((o for o in owners if o), None)
         if owner is None:
             return

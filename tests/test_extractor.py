@@ -68,6 +68,17 @@ CASES: list[tuple[str, set[str], set[tuple[str, str, str, str | None]]]] = [
         {ME, "person:tom"},
         {(ME, "FRIEND_OF", "person:tom", "friend")},
     ),
+    (
+        # the parser hangs "my" on the name and makes "dog" its compound
+        "I walked my dog Rex on the beach.",
+        {ME, "pet:rex"},
+        {(ME, "HAS_PET", "pet:rex", "dog")},
+    ),
+    (
+        "My dog Rex loves the beach.",
+        {ME, "pet:rex", "topic:beach"},
+        {(ME, "HAS_PET", "pet:rex", "dog"), ("pet:rex", "LIKES", "topic:beach", None)},
+    ),
 ]
 
 
