@@ -36,9 +36,13 @@ class Runtime:
     engine: EmbeddedEngine | None = None
     started_at: float = field(default_factory=time.time)
     reconcile: dict[str, Any] = field(default_factory=dict)
-    restarts: int = 0
     _stopping: threading.Event = field(default_factory=threading.Event)
     _watcher: threading.Thread | None = None
+
+    @property
+    def restarts(self) -> int:
+        """How often the embedded engine was started again after it died."""
+        return self.engine.restarts if self.engine else 0
 
     @property
     def engine_kind(self) -> str:
@@ -68,7 +72,6 @@ class Runtime:
             while not self._stopping.wait(interval):
                 try:
                     if engine.revive() and isinstance(executor, FalkorExecutor):
-                        self.restarts += 1
                         executor.reconnect("127.0.0.1", engine.port)
                         executor.apply_schema()
                         log.warning("embedded engine restarted on port %d", engine.port)

@@ -51,6 +51,7 @@ class EmbeddedEngine:
         self.port = 0
         self._lock_file: IO[str] | None = None
         self._process: subprocess.Popen[bytes] | None = None
+        self.restarts = 0
 
     @property
     def pid(self) -> int | None:
@@ -69,6 +70,9 @@ class EmbeddedEngine:
         if self.alive() or self._lock_file is None:
             return False
         log.error("embedded engine (pid %s) died; restarting it", self.pid)
+        # counted before the spawn: clients reconnect on their own once the port answers, so
+        # a caller that sees the engine back must also see the restart counted
+        self.restarts += 1
         try:
             self._spawn()
         except StoreUnavailable:
