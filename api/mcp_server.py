@@ -402,6 +402,7 @@ def build_server(
             "episode": summary.episode.text,
             "facts": summary.facts,
             "open_threads": summary.open_threads,
+            "profile_hints": summary.hints.params(),
         }
 
     return server

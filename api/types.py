@@ -212,8 +212,19 @@ class SessionSummary:
     key_sentences: list[str]
     entities: list[str]
     topics: list[str]
-    facts: list[str] = strawberry.field(description="Typed relations first seen in the session")
+    facts: list[str] = strawberry.field(
+        description="Typed relations first seen in the session, as sentences"
+    )
     open_threads: list[str]
+    expertise: list[str] = strawberry.field(
+        description="Profile hint: occupations, studies, practices shown, as 'Name (what)'"
+    )
+    returning_topics: list[str] = strawberry.field(
+        description="Profile hint: topics also mentioned in an earlier session"
+    )
+    declined_topics: list[str] = strawberry.field(
+        description="Profile hint: topics someone would rather not talk about, 'Name (topic)'"
+    )
 
 
 @strawberry.type
@@ -325,4 +336,7 @@ def session_summary(summary: SummaryRecord) -> SessionSummary:
         topics=summary.topics,
         facts=summary.facts,
         open_threads=summary.open_threads,
+        expertise=list(summary.hints.expertise),
+        returning_topics=list(summary.hints.returning),
+        declined_topics=list(summary.hints.declined),
     )

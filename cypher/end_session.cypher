@@ -1,6 +1,7 @@
-// Marks a session ended, records its topics and links its episodic summary memory.
+// Marks a session ended, records its topics and profile hints and links its episodic summary.
 MATCH (s:Session {user_id: $user_id, id: $session_id})
 MATCH (e:Memory {user_id: $user_id, id: $episode_id})
-SET s.ended = true, s.ended_at = $now, s.topics = $topics, e.kind = 'episode'
+SET s.ended = true, s.ended_at = $now, s.topics = $topics, e.kind = 'episode',
+    s.expertise = $expertise, s.returning_topics = $returning, s.declined_topics = $declined
 MERGE (s)-[:SUMMARIZED_BY]->(e)
 RETURN s.id AS id

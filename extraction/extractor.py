@@ -27,6 +27,7 @@ from extraction.facts import extract_facts
 from extraction.lexicon import FIRST_PERSON, NAMED_TYPES, RELATION_CUES, ROLES
 from extraction.mentions import DocState
 from extraction.model import Extraction
+from extraction.voice import reported
 
 
 class Extractor:
@@ -54,6 +55,11 @@ class Extractor:
 
     def extract(self, text: str, speaker: str | None = None) -> Extraction:
         return self.extract_many([(text, speaker)])[0]
+
+    def reported_many(self, items: Sequence[tuple[str, str]]) -> list[str]:
+        """Each (sentence, speaker) in the third person, for episodes."""
+        docs = self.nlp.pipe((text for text, _ in items), batch_size=self.batch_size)
+        return [reported(doc, speaker) for doc, (_, speaker) in zip(docs, items, strict=True)]
 
 
 def extract(doc: Doc, speaker: str | None) -> Extraction:

@@ -135,6 +135,10 @@ class MemoryService:
     def extract(self, text: str, speaker: str | None = None) -> Extraction:
         return self.extractor.extract(text, speaker)
 
+    def reported(self, items: Sequence[tuple[str, str]]) -> list[str]:
+        """(sentence, speaker) pairs in the third person: "Caroline went …"."""
+        return self.extractor.reported_many(items) if items else []
+
     def embed(self, texts: Sequence[str]) -> Vector:
         return self.embedder.embed(texts)
 
@@ -490,9 +494,16 @@ class MemoryService:
         return self._store.last_session(user_id, exclude)
 
     def mark_session_ended(
-        self, user_id: str, session_id: str, episode_id: str, now: float, topics: list[str]
+        self,
+        user_id: str,
+        session_id: str,
+        episode_id: str,
+        now: float,
+        topics: list[str],
+        hints: dict[str, list[str]],
     ) -> None:
-        self._store.end_session(user_id, session_id, episode_id, now, topics)
+        """`hints`: expertise, returning and declined (graph/recall/episodes.ProfileHints)."""
+        self._store.end_session(user_id, session_id, episode_id, now, topics, hints)
 
     def cache_window_summary(
         self, user_id: str, session_id: str, sentences: list[str], upto: int

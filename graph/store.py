@@ -294,7 +294,13 @@ class Store:
         return self._run("session_facts", user_id=user_id, session_id=session_id)
 
     def end_session(
-        self, user_id: str, session_id: str, episode_id: str, now: float, topics: list[str]
+        self,
+        user_id: str,
+        session_id: str,
+        episode_id: str,
+        now: float,
+        topics: list[str],
+        hints: dict[str, list[str]],
     ) -> bool:
         rows = self._run(
             "end_session",
@@ -303,6 +309,9 @@ class Store:
             episode_id=episode_id,
             now=now,
             topics=topics,
+            expertise=hints.get("expertise", []),
+            returning=hints.get("returning", []),
+            declined=hints.get("declined", []),
         )
         return bool(rows)
 

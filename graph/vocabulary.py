@@ -97,8 +97,39 @@ EXAMPLES: dict[str, tuple[str, str, tuple[str, str]]] = {
     ),
 }
 
+# relation type -> how an episode says it: "{src} attended {dst}." ({role} is the edge's role,
+# e.g. sister, dog, or the planned verb). RELATED_TO states nothing and has none.
+PHRASES: dict[str, str] = {
+    "WORKS_AT": "{src} works at {dst}",
+    "WORKS_AS": "{src} works as {dst}",
+    "WORKS_ON": "{src} works on {dst}",
+    "STUDIES": "{src} studies {dst}",
+    "LIVES_IN": "{src} lives in {dst}",
+    "MOVED_TO": "{src} moved to {dst}",
+    "FROM": "{src} is from {dst}",
+    "VISITED": "{src} visited {dst}",
+    "ATTENDED": "{src} attended {dst}",
+    "MEMBER_OF": "{src} joined {dst}",
+    "VOLUNTEERS_AT": "{src} volunteers at {dst}",
+    "SUPPORTS": "{src} supports {dst}",
+    "FAMILY_OF": "{src}'s {role} is {dst}",
+    "PARTNER_OF": "{src}'s partner is {dst}",
+    "FRIEND_OF": "{src}'s {role} is {dst}",
+    "HAS_PET": "{src} has a {role} named {dst}",
+    "OWNS": "{src} has {dst}",
+    "LIKES": "{src} likes {dst}",
+    "DISLIKES": "{src} dislikes {dst}",
+    "PRACTICES": "{src} does {dst}",
+    "PLAYS": "{src} plays {dst}",
+    "MADE": "{src} made {dst}",
+    "READ": "{src} read {dst}",
+    "WATCHED": "{src} watched {dst}",
+    "PLANS": "{src} plans to {role} {dst}",
+}
+
 __all__ = [
     "EDGE_TYPES",
+    "PHRASES",
     "ENTITY_LABELS",
     "EXAMPLES",
     "NODE_LABELS",

@@ -80,5 +80,8 @@ class FakeExtractor:
     def extract_many(self, items: Sequence[tuple[str, str | None]]) -> list[Extraction]:
         return [self.table.get(text, Extraction()) for text, _ in items]
 
+    def reported_many(self, items: Sequence[tuple[str, str]]) -> list[str]:
+        return [f"{speaker}: {text}" for text, speaker in items]
+
     def extract(self, text: str, speaker: str | None = None) -> Extraction:
         return self.extract_many([(text, speaker)])[0]

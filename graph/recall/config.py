@@ -86,7 +86,9 @@ class RetrievalConfig:
 class EpisodeConfig:
     """What an episode (the summary written when a session ends) holds."""
 
-    key_sentences: int = 4
+    words: int = 120  # the whole episode's budget (graph/recall/episodes.py)
+    fact_share: float = 0.35  # at most this share of it for key facts
+    mmr_lambda: float = 0.7  # relevance against redundancy when choosing sentences
     entities_read: int = 8
     entities_shown: int = 5
     topics_shown: int = 5

@@ -1,13 +1,14 @@
 """Sessions: short-term and episodic memory without an LLM.
 
 Turns with a sessionId belong to a `(:Session)`. Ending a session (explicitly, or automatically
-once the user's newer turns are `idle_gap` past its last turn) writes an extractive episode: the
-session's key sentences chosen by TextRank over sentence embeddings, its top entities and topics,
-the key facts first seen in it (typed relations whose first evidence is one of its turns) and its
-open threads (questions left at its end); the numbers are an `EpisodeConfig`. The episode is an
-ordinary memory (kind "episode"), so context scores it with the same formula as any memory.
-`turn_window` gives the current session as its first and last turns in full and the middle as its
-extractive summary (`RetrievalConfig.window_*`), cached on the session node until it grows.
+once the user's newer turns are `idle_gap` past its last turn) writes an episode within a word
+budget (graph/recall/episodes.py): who talked and when, the key facts first seen in it (typed
+relations whose first evidence is one of its turns) as sentences, the sentences that say the most
+in the third person, its entities and topics, and open threads (questions left at its end); the
+numbers are an `EpisodeConfig`. The episode is an ordinary memory (kind "episode"), so context
+scores it with the same formula as any memory. `turn_window` gives the current session as its
+first and last turns in full and the middle summarised by the same policy, cached on the session
+node until it grows.
 """
 
 from __future__ import annotations
@@ -15,17 +16,20 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from extraction.embedder import embedding_text
 from graph.errors import NotFound
 from graph.ingest import NewMemory, check_user_id
-from graph.recall import textrank
-from graph.recall.block import Window, day
+from graph.recall import episodes
+from graph.recall.block import Window
 from graph.recall.config import EPISODES, EpisodeConfig, RetrievalConfig
 from graph.records import MemoryRecord
 from graph.service import MemoryService
 
 log = logging.getLogger("recollect.sessions")
+# the current session's middle: about this many words for each of `window_middle` sentences
+WINDOW_WORDS_PER_SENTENCE = 15
 
 
 @dataclass
@@ -38,22 +42,51 @@ class SessionSummary:
     topics: list[str]
     facts: list[str]
     open_threads: list[str]
+    hints: episodes.ProfileHints
 
 
-def _key_sentences(service: MemoryService, turns: list[MemoryRecord], k: int) -> list[str]:
-    items = [
-        embedding_text(sentence, turn.speaker)
-        for turn in turns
-        for sentence in (textrank.sentences(turn.text) or [turn.text])
-    ]
+def _summary(
+    service: MemoryService,
+    turns: list[MemoryRecord],
+    words: int,
+    config: EpisodeConfig,
+    fact_turns: frozenset[str] = frozenset(),
+) -> list[str]:
+    """The sentences of `turns` that say the most, without redundancy, within `words`
+    (graph/recall/episodes.py), in the third person."""
+    names = _names(turns)
+    items = episodes.candidates([(t.id, t.speaker, t.text) for t in turns], names)
     if not items:
         return []
-    return textrank.summarize(items, service.embed(items), k)
+    relevance = [episodes.salience(i.text, names, i.memory_id in fact_turns) for i in items]
+    vectors = service.embed([embedding_text(i.text, i.speaker) for i in items])
+    chosen = episodes.select(items, relevance, vectors, words, config.mmr_lambda)
+    # each speaker's sentences in the third person: "Caroline went to …"
+    voices = iter(service.reported([(c.text, c.speaker) for c in chosen if c.speaker]))
+    return [next(voices) if c.speaker else c.text for c in chosen]
 
 
-def _fact(row: dict[str, object]) -> str:
-    role = f" ({row['role']})" if row.get("role") else ""
-    return f"{row['src']} {row['type']} {row['dst']}{role}"
+def _names(turns: list[MemoryRecord]) -> list[str]:
+    """The speakers' names and their first names, in order of first turn."""
+    names: list[str] = []
+    for turn in turns:
+        if turn.speaker and turn.speaker not in names:
+            names.append(turn.speaker)
+    return names + [n.split()[0] for n in names if " " in n]
+
+
+def _date(stamp: float) -> str:
+    return datetime.fromtimestamp(stamp, tz=UTC).strftime("%-d %B %Y")
+
+
+def _header(session_id: str, turns: list[MemoryRecord]) -> str:
+    speakers = list(dict.fromkeys(t.speaker for t in turns if t.speaker))
+    who = " and ".join([", ".join(speakers[:-1]), speakers[-1]] if len(speakers) > 1 else speakers)
+    started, ended = turns[0].occurred_at, turns[-1].occurred_at
+    first, last = _date(started), _date(ended)
+    span = first if first == last else f"{first} to {last}"
+    talked = f"{who} talked" if who else "A conversation"
+    return f"{talked} on {span} ({session_id}, {len(turns)} turns)."
 
 
 def end_session(
@@ -67,12 +100,27 @@ def end_session(
     turns = service.session_turns(user_id, session_id)
     if not turns:
         raise NotFound(f"no session {session_id!r} with turns for this user")
-    key = _key_sentences(service, turns, config.key_sentences)
-    entities = service.session_entities(user_id, session_id, config.entities_read)
-    labels = [e["label"] for e in entities if e["type"] != "topic"][: config.entities_shown]
+    entities = [
+        e
+        for e in service.session_entities(user_id, session_id, config.entities_read)
+        if not episodes.is_formula(e["label"])
+    ]
+    speakers = {t.speaker for t in turns}
+    labels = [e["label"] for e in entities if e["type"] != "topic" and e["label"] not in speakers][
+        : config.entities_shown
+    ]
     topics = [e["label"] for e in entities if e["type"] == "topic"][: config.topics_shown]
-    facts = [_fact(row) for row in service.session_facts(user_id, session_id)]
-    facts = facts[: config.facts_shown]
+    rows = service.session_facts(user_id, session_id)
+    hints = episodes.profile_hints(
+        rows, entities, [(t.speaker, t.text) for t in turns], turns[0].occurred_at
+    )
+    facts = episodes.fact_sentences(rows, config.facts_shown)
+    shown = episodes.fact_budget(facts, config.words, config.fact_share)
+    header = _header(session_id, turns)
+    room = config.words - len(header.split()) - sum(len(f.split()) for f in shown)
+    room -= len(episodes.about_line(labels + topics).split())
+    fact_turns = frozenset(str(r["evidence"]) for r in rows)
+    key = _summary(service, turns, room, config, fact_turns)
     closing = turns[-config.last_turns :]
     speakers = {t.speaker for t in closing}
     open_threads = [
@@ -80,16 +128,10 @@ def end_session(
         for t in closing
         if t.text.rstrip().endswith("?") and (t is turns[-1] or len(speakers) == 1)
     ]
-    started, ended = turns[0].occurred_at, turns[-1].occurred_at
-    span = day(started) if day(started) == day(ended) else f"{day(started)} to {day(ended)}"
-    parts = [f"Session {session_id} ({span}, {len(turns)} turns): " + " ".join(key)]
-    if facts:
-        parts.append("Key facts: " + "; ".join(facts) + ".")
-    if labels or topics:
-        parts.append("About: " + ", ".join(labels + topics) + ".")
-    if open_threads:
-        parts.append("Open: " + " ".join(open_threads))
-    text = " ".join(parts)[: service.limits.max_text_chars]
+    ended = turns[-1].occurred_at
+    extras = [f"Open: {t}" for t in open_threads] + hints.lines()
+    text = episodes.compose(header, shown, key, labels + topics, extras, config.words)
+    text = text[: service.limits.max_text_chars]
     external_id = f"episode:{session_id}"
     for old in service.find_existing(user_id, [external_id]):
         service.forget(user_id, old)
@@ -107,9 +149,11 @@ def end_session(
     )
     episode = result.records[0]
     service.mark_session_ended(
-        user_id, session_id, episode.id, time.time() if now is None else now, topics
+        user_id, session_id, episode.id, time.time() if now is None else now, topics, hints.params()
     )
-    return SessionSummary(session_id, episode, len(turns), key, labels, topics, facts, open_threads)
+    return SessionSummary(
+        session_id, episode, len(turns), key, labels, topics, facts, open_threads, hints
+    )
 
 
 def end_idle_sessions(
@@ -146,7 +190,7 @@ def turn_window(
     if cached is not None and session.get("window_upto") == len(turns):
         window.middle = list(cached)
     else:
-        k = max(1, min(config.window_middle, len(middle) // 2))
-        window.middle = _key_sentences(service, middle, k)
+        words = WINDOW_WORDS_PER_SENTENCE * max(1, min(config.window_middle, len(middle) // 2))
+        window.middle = _summary(service, middle, words, EPISODES)
         service.cache_window_summary(user_id, session_id, window.middle, len(turns))
     return window

@@ -1,0 +1,293 @@
+"""What an episode says, composed without an LLM, within a word budget.
+
+In order: who talked and when; the key facts first stated in the session, as short sentences from
+the typed relations (`graph.vocabulary.PHRASES`); the sentences that carry the most content, chosen
+without redundancy (maximal marginal relevance over their vectors); the topics; open threads.
+
+TextRank alone favours short phatic sentences ("Wow, that's great!") because they resemble
+everything, so content is scored directly instead: words that are neither stopwords, chat
+formulas nor the speakers' names; names and numbers; first-person statements; turns that state a
+typed fact. Greetings, thanks and questions never enter. Pure: vectors are handed in.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+from spacy.lang.en.stop_words import STOP_WORDS
+
+from extraction.lexicon import CHAT_FORMULAS, DAYS_AND_MONTHS, INTERJECTIONS
+from graph.recall import textrank
+from graph.vocabulary import PHRASES
+
+# greetings, thanks, praise and agreement: they state nothing about anyone
+PHATIC = frozenset(INTERJECTIONS | CHAT_FORMULAS)
+# a sentence that opens with one of these is a formula unless it says much more
+OPENERS = frozenset({"hi", "hey", "hello", "bye", "goodbye", "thanks", "thank", "congrats"})
+_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d+")
+# a question, also when a shared image's caption follows it: "Can you show me? [shares …]"
+_QUESTION = re.compile(r"\?\s*(\[[^\]]*\]\s*)?$")
+# ", Caroline!" at the end of a sentence: the name only says who is spoken to
+_VOCATIVE = re.compile(r",\s+[A-Z][a-z]+([.!?]*)$")
+_FIRST_PERSON = frozenset({"i", "my", "we", "our", "i'm", "i've", "i'd", "i'll", "we're"})
+
+
+@dataclass(frozen=True)
+class Sentence:
+    text: str
+    speaker: str | None
+    memory_id: str
+    order: int
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text)
+
+
+def _normal(word: str) -> str:
+    return word.lower().removesuffix("'s").strip("'-")
+
+
+def content_words(text: str, names: Iterable[str]) -> list[str]:
+    """Words that say something: not stopwords, not chat formulas, not the speakers' names."""
+    skip = {n.lower() for n in names}
+    out = []
+    for word in words(text):
+        low = _normal(word)
+        if len(low) > 2 and low not in STOP_WORDS and low not in PHATIC and low not in skip:
+            out.append(low)
+    return out
+
+
+def is_phatic(text: str, names: Iterable[str]) -> bool:
+    """A greeting, thanks, praise or agreement: fewer than three content words, or an opening
+    formula ("Thanks, …", "Hi …") with fewer than five."""
+    names = list(names)
+    content = content_words(text, names)
+    first = next(iter(words(text)), "").lower()
+    return len(content) < 3 or (first in OPENERS and len(content) < 5)
+
+
+def salience(text: str, names: Iterable[str], states_fact: bool) -> float:
+    """How much a sentence says: content words (capped), names and numbers, a first-person
+    statement, and whether its turn states a typed fact first said in the session."""
+    names = list(names)
+    tokens = words(text)
+    skip = {n.lower() for n in names}
+    named = {
+        t
+        for i, t in enumerate(tokens)
+        if i > 0 and t[0].isupper() and t != "I" and t.lower() not in skip
+    }
+    numbers = [t for t in tokens if t.isdigit() or t.lower() in DAYS_AND_MONTHS]
+    first_person = any(t.lower() in _FIRST_PERSON for t in tokens[:4])
+    score = min(len(set(content_words(text, names))), 12) / 12
+    score += 0.15 * min(len(named), 3) + 0.1 * min(len(numbers), 2)
+    score += 0.2 * first_person + 0.4 * states_fact
+    return score
+
+
+def trim(sentence: str, names: Iterable[str]) -> str:
+    """Drops what frames a sentence without saying anything: a leading run of interjections and
+    names closed by punctuation ("Wow, Mel, I went …" -> "I went …") and a trailing vocative
+    ("…, Caroline!")."""
+    spoken = {n.lower() for n in names}
+    tokens = sentence.split()
+    cut = 0
+    for i, token in enumerate(tokens[:-3]):
+        word = token.strip(",.!-–—").lower()
+        if word not in INTERJECTIONS and word not in spoken:
+            break
+        if token[-1] in ",.!-–—":
+            cut = i + 1
+    text = _VOCATIVE.sub(r"\1", " ".join(tokens[cut:]))
+    return text[:1].upper() + text[1:]
+
+
+def candidates(
+    turns: Sequence[tuple[str, str | None, str]], names: Iterable[str]
+) -> list[Sentence]:
+    """The sentences of (memory id, speaker, text) turns that may enter: no questions, no
+    greetings or thanks, no formulas."""
+    names = list(names)
+    out: list[Sentence] = []
+    for memory_id, speaker, text in turns:
+        for sentence in textrank.sentences(text) or [text.strip()]:
+            if _QUESTION.search(sentence) or is_phatic(sentence, names):
+                continue
+            out.append(Sentence(trim(sentence, names), speaker, memory_id, len(out)))
+    return out
+
+
+def select(
+    items: Sequence[Sentence],
+    relevance: Sequence[float],
+    vectors: npt.NDArray[np.float32],
+    word_budget: int,
+    mmr_lambda: float,
+) -> list[Sentence]:
+    """Maximal marginal relevance until the word budget is spent; chosen sentences come back
+    in the order they were said."""
+    if not items or word_budget <= 0:
+        return []
+    top = max(relevance) or 1.0
+    rel = np.array([r / top for r in relevance], dtype=np.float32)
+    similarity = np.clip(vectors @ vectors.T, 0.0, 1.0)
+    chosen: list[int] = []
+    left = word_budget
+    open_ = set(range(len(items)))
+    while open_ and left > 0:
+
+        def gain(i: int) -> float:
+            redundancy = max((float(similarity[i, j]) for j in chosen), default=0.0)
+            return mmr_lambda * float(rel[i]) - (1 - mmr_lambda) * redundancy
+
+        best = max(sorted(open_), key=gain)
+        open_.discard(best)
+        size = len(items[best].text.split()) + 1
+        if size > left:
+            continue
+        chosen.append(best)
+        left -= size
+    return [items[i] for i in sorted(chosen)]
+
+
+def fact_sentence(row: dict[str, object]) -> str | None:
+    """ "Caroline attended LGBTQ support group." from a typed relation row."""
+    phrase = PHRASES.get(str(row["type"]))
+    if phrase is None or str(row["dst"]).startswith(f"{row['src']}'s "):
+        return None  # "Caroline's father is Caroline's father": an unnamed person says nothing
+    role = str(row.get("role") or "").strip()
+    if "{role}" in phrase and not role:
+        role = {"FAMILY_OF": "relative", "FRIEND_OF": "friend", "HAS_PET": "pet"}.get(
+            str(row["type"]), ""
+        )
+    text = phrase.format(src=row["src"], dst=row["dst"], role=role)
+    return " ".join(text.split()) + "."
+
+
+def fact_sentences(rows: Iterable[dict[str, object]], limit: int) -> list[str]:
+    seen: list[str] = []
+    for row in rows:
+        text = fact_sentence(row)
+        if text and text not in seen:
+            seen.append(text)
+    return seen[:limit]
+
+
+def compose(
+    header: str,
+    facts: Sequence[str],
+    sentences: Sequence[str],
+    about: Sequence[str],
+    extras: Sequence[str],
+    budget: int,
+) -> str:
+    """The episode text; the extras (open threads, profile hints) only as far as the word
+    budget allows."""
+    text = " ".join([header, *facts, *sentences, about_line(about)]).strip()
+    left = budget - len(text.split())
+    for extra in extras:
+        size = len(extra.split())
+        if size <= left:
+            text += " " + extra
+            left -= size
+    return text
+
+
+def is_formula(label: str) -> bool:
+    """An entity label that is only chat ("Congrats"): never listed in an episode."""
+    return all(_normal(w) in PHATIC for w in words(label))
+
+
+# what a session shows someone knows or does: occupation, study, practice, instruments and sports
+EXPERTISE = ("WORKS_AS", "STUDIES", "PRACTICES", "PLAYS")
+# "I'd rather not talk about my ex", "let's not discuss work"
+_DECLINED = re.compile(
+    r"\b(?:rather not|prefer not to|don'?t want to|do not want to|let'?s not|not ready to)\s+"
+    r"(?:talk|discuss|get into|go into|think)\s+(?:about\s+)?(?P<topic>[^.!?,;]+)",
+    re.IGNORECASE,
+)
+
+
+def _before(stamp: object, started: float) -> bool:
+    return isinstance(stamp, int | float) and stamp < started
+
+
+@dataclass(frozen=True)
+class ProfileHints:
+    """What a session says about the people in it, for the user profile: expertise shown,
+    topics returned to (mentioned in an earlier session), topics declined."""
+
+    expertise: tuple[str, ...] = ()
+    returning: tuple[str, ...] = ()
+    declined: tuple[str, ...] = ()
+
+    def params(self) -> dict[str, list[str]]:
+        return {
+            "expertise": list(self.expertise),
+            "returning": list(self.returning),
+            "declined": list(self.declined),
+        }
+
+    def lines(self) -> list[str]:
+        parts = [
+            ("Expertise", self.expertise),
+            ("Returns to", self.returning),
+            ("Declines", self.declined),
+        ]
+        return [f"{name}: {', '.join(values)}." for name, values in parts if values]
+
+
+def profile_hints(
+    facts: Iterable[dict[str, object]],
+    entities: Iterable[dict[str, object]],
+    turns: Iterable[tuple[str | None, str]],
+    started: float,
+    limit: int = 5,
+) -> ProfileHints:
+    turns = list(turns)
+    speakers = {s for s, _ in turns if s}
+    expertise = [
+        f"{row['src']} ({str(row['dst'])})"
+        for row in facts
+        if row["type"] in EXPERTISE and row["src"] in speakers
+    ]
+    returning = [
+        str(e["label"])
+        for e in entities
+        if e["type"] == "topic"
+        and isinstance(e.get("first_seen"), int | float)
+        and float(e["first_seen"]) < started  # type: ignore[arg-type]
+    ]
+    declined = []
+    for speaker, text in turns:
+        for match in _DECLINED.finditer(text):
+            topic = " ".join(match.group("topic").split()[:6])
+            declined.append(f"{speaker} ({topic})" if speaker else topic)
+    return ProfileHints(_first(expertise, limit), _first(returning, limit), _first(declined, limit))
+
+
+def _first(values: Iterable[str], limit: int) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(values))[:limit]
+
+
+def about_line(labels: Sequence[str]) -> str:
+    return "About: " + ", ".join(labels) + "." if labels else ""
+
+
+def fact_budget(facts: Sequence[str], words: int, share: float) -> list[str]:
+    """The facts that fit in their share of the words, in order."""
+    kept: list[str] = []
+    used = 0
+    for fact in facts:
+        size = len(fact.split())
+        if used + size > words * share:
+            break
+        kept.append(fact)
+        used += size
+    return kept

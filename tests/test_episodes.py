@@ -1,0 +1,146 @@
+"""Episode composition (graph/recall/episodes.py) and reported speech (extraction/voice.py):
+pure rules on hand-written sentences; the voice also with the real spaCy model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from extraction.extractor import Extractor
+from extraction.voice import third_singular
+from graph.recall import episodes
+
+NAMES = ["Caroline", "Melanie"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hi Melanie!",
+        "Hey Caroline, great to see you!",
+        "Thanks so much, Melanie, I really appreciate it.",
+        "Wow, Caroline, that's amazing!",
+        "Congrats on everything, that's so cool.",
+        "Bye Caroline, take care and talk soon!",
+        "I totally agree, Melanie.",
+    ],
+)
+def test_greetings_thanks_and_praise_are_phatic(text: str) -> None:
+    assert episodes.is_phatic(text, NAMES)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I went to an LGBTQ support group yesterday and it was powerful.",
+        "My kids and I went camping at the lake last weekend.",
+        "Thanks to the support group, I finally applied to adoption agencies.",
+    ],
+)
+def test_sentences_that_say_something_are_not(text: str) -> None:
+    assert not episodes.is_phatic(text, NAMES)
+
+
+def test_candidates_leave_out_questions_and_formulas() -> None:
+    turns = [
+        ("m1", "Melanie", "Wow, that's great! What did you paint? [shares a photo of a lake]"),
+        ("m2", "Caroline", "Can you show me one? [shares a photo of a dog]"),
+        ("m3", "Caroline", "I painted a sunrise over the lake last year. It calms me."),
+    ]
+    found = episodes.candidates(turns, NAMES)
+    assert [c.text for c in found] == ["I painted a sunrise over the lake last year."]
+    assert found[0].memory_id == "m3" and found[0].speaker == "Caroline"
+
+
+def test_salience_prefers_facts_names_and_numbers() -> None:
+    plain = episodes.salience("I painted something nice at home today.", NAMES, False)
+    rich = episodes.salience("I painted the lake in Lisbon on 3 May with Ana.", NAMES, False)
+    assert rich > plain
+    assert episodes.salience("I painted something nice today.", NAMES, True) > plain
+
+
+def test_select_keeps_the_budget_and_skips_near_duplicates() -> None:
+    items = [
+        episodes.Sentence("Caroline went to the parade.", "Caroline", "m1", 0),
+        episodes.Sentence("Caroline went to the parade!", "Caroline", "m2", 1),
+        episodes.Sentence("Melanie signed up for pottery.", "Melanie", "m3", 2),
+    ]
+    vectors = np.array([[1, 0], [1, 0], [0, 1]], dtype=np.float32)
+    chosen = episodes.select(items, [1.0, 0.99, 0.6], vectors, 12, mmr_lambda=0.7)
+    assert [c.memory_id for c in chosen] == ["m1", "m3"]
+    assert episodes.select(items, [1.0, 0.99, 0.6], vectors, 5, mmr_lambda=0.7) == []
+
+
+def test_facts_read_as_sentences_and_unnamed_people_state_nothing() -> None:
+    rows: list[dict[str, object]] = [
+        {"src": "Caroline", "type": "ATTENDED", "dst": "LGBTQ support group", "role": None},
+        {"src": "Melanie", "type": "HAS_PET", "dst": "Luna", "role": "cat"},
+        {"src": "Melanie", "type": "FAMILY_OF", "dst": "Melanie's kids", "role": "kids"},
+        {"src": "Caroline", "type": "PLANS", "dst": "counseling", "role": "pursue"},
+        {"src": "Caroline", "type": "ATTENDED", "dst": "LGBTQ support group", "role": None},
+    ]
+    assert episodes.fact_sentences(rows, 10) == [
+        "Caroline attended LGBTQ support group.",
+        "Melanie has a cat named Luna.",
+        "Caroline plans to pursue counseling.",
+    ]
+    facts = ["one two three.", "four five six.", "seven eight."]
+    assert episodes.fact_budget(facts, 20, 0.35) == facts[:2]
+
+
+def test_open_threads_and_hints_only_within_the_budget() -> None:
+    text = episodes.compose("A and B talked.", [], ["B moved."], ["Lisbon"], ["Open: B: When?"], 8)
+    assert text == "A and B talked. B moved. About: Lisbon."
+    longer = episodes.compose("A and B talked.", [], [], [], ["Open: B: When do you leave?"], 20)
+    assert longer.endswith("Open: B: When do you leave?")
+
+
+def test_profile_hints() -> None:
+    facts: list[dict[str, object]] = [
+        {"src": "Caroline", "type": "STUDIES", "dst": "psychology"},
+        {"src": "Ana", "type": "WORKS_AS", "dst": "nurse"},  # not a speaker of the session
+        {"src": "Melanie", "type": "LIKES", "dst": "pottery"},
+    ]
+    entities: list[dict[str, object]] = [
+        {"label": "pottery", "type": "topic", "first_seen": 100.0},
+        {"label": "adoption", "type": "topic", "first_seen": 500.0},
+        {"label": "Lisbon", "type": "place", "first_seen": 100.0},
+    ]
+    turns = [
+        ("Caroline", "I'd rather not talk about my family today."),
+        ("Melanie", "Let's not discuss work, it's the weekend!"),
+    ]
+    hints = episodes.profile_hints(facts, entities, turns, started=300.0)
+    assert hints.expertise == ("Caroline (psychology)",)
+    assert hints.returning == ("pottery",)
+    assert hints.declined == ("Caroline (my family today)", "Melanie (work)")
+    assert hints.lines()[0] == "Expertise: Caroline (psychology)."
+    assert episodes.is_formula("Congrats") and not episodes.is_formula("Lisbon")
+
+
+def test_third_person_singular() -> None:
+    assert [third_singular(v) for v in ("love", "go", "try", "watch", "play", "have", "'m")] == [
+        "loves",
+        "goes",
+        "tries",
+        "watches",
+        "plays",
+        "has",
+        "is",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("I love painting with my kids.", "Caroline loves painting with their kids."),
+        ("I'm finally filming my own movie!", "Caroline is finally filming their own movie!"),
+        ("Last Friday, I went to a workshop.", "Last Friday, Caroline went to a workshop."),
+        ("I've been running every day.", "Caroline has been running every day."),
+        ("My dog Rex loves the beach.", "Caroline's dog Rex loves the beach."),
+        ("I try to go whenever I can.", "Caroline tries to go whenever they can."),
+        ("We went on a hike.", "Caroline Lee: We went on a hike."),
+    ],
+)
+def test_reported_speech(extractor: Extractor, sentence: str, expected: str) -> None:
+    assert extractor.reported_many([(sentence, "Caroline Lee")]) == [expected]
