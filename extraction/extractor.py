@@ -17,7 +17,7 @@ extraction/resolver.py, applied to this module's output.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from spacy.language import Language
@@ -56,10 +56,17 @@ class Extractor:
     def extract(self, text: str, speaker: str | None = None) -> Extraction:
         return self.extract_many([(text, speaker)])[0]
 
-    def reported_many(self, items: Sequence[tuple[str, str]]) -> list[str]:
-        """Each (sentence, speaker) in the third person, for episodes."""
+    def reported_many(
+        self, items: Sequence[tuple[str, str]], listeners: Mapping[str, str] | None = None
+    ) -> list[str]:
+        """Each (sentence, speaker) in the third person, for episodes; `listeners` maps a
+        speaker to the one they talk to, who "you" is."""
+        heard = listeners or {}
         docs = self.nlp.pipe((text for text, _ in items), batch_size=self.batch_size)
-        return [reported(doc, speaker) for doc, (_, speaker) in zip(docs, items, strict=True)]
+        return [
+            reported(doc, speaker, heard.get(speaker))
+            for doc, (_, speaker) in zip(docs, items, strict=True)
+        ]
 
 
 def extract(doc: Doc, speaker: str | None) -> Extraction:

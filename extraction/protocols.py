@@ -4,7 +4,7 @@ ranking stages without loading a model. End-to-end tests always use the real mod
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 import numpy as np
@@ -34,6 +34,9 @@ class TextExtractor(Protocol):
 
     def extract(self, text: str, speaker: str | None = None) -> Extraction: ...
 
-    def reported_many(self, items: Sequence[tuple[str, str]]) -> list[str]:
-        """Each (sentence, speaker) in the third person (extraction/voice.py)."""
+    def reported_many(
+        self, items: Sequence[tuple[str, str]], listeners: Mapping[str, str] | None = None
+    ) -> list[str]:
+        """Each (sentence, speaker) in the third person (extraction/voice.py); `listeners` maps a
+        speaker to the one "you" is."""
         ...

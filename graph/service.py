@@ -16,7 +16,7 @@ import logging
 import threading
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
@@ -135,9 +135,12 @@ class MemoryService:
     def extract(self, text: str, speaker: str | None = None) -> Extraction:
         return self.extractor.extract(text, speaker)
 
-    def reported(self, items: Sequence[tuple[str, str]]) -> list[str]:
-        """(sentence, speaker) pairs in the third person: "Caroline went …"."""
-        return self.extractor.reported_many(items) if items else []
+    def reported(
+        self, items: Sequence[tuple[str, str]], listeners: Mapping[str, str] | None = None
+    ) -> list[str]:
+        """(sentence, speaker) pairs in the third person: "Caroline went …"; `listeners` maps a
+        speaker to the one "you" is."""
+        return self.extractor.reported_many(items, listeners) if items else []
 
     def embed(self, texts: Sequence[str]) -> Vector:
         return self.embedder.embed(texts)

@@ -6,7 +6,7 @@ the real engine and models."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -80,7 +80,9 @@ class FakeExtractor:
     def extract_many(self, items: Sequence[tuple[str, str | None]]) -> list[Extraction]:
         return [self.table.get(text, Extraction()) for text, _ in items]
 
-    def reported_many(self, items: Sequence[tuple[str, str]]) -> list[str]:
+    def reported_many(
+        self, items: Sequence[tuple[str, str]], listeners: Mapping[str, str] | None = None
+    ) -> list[str]:
         return [f"{speaker}: {text}" for text, speaker in items]
 
     def extract(self, text: str, speaker: str | None = None) -> Extraction:

@@ -52,6 +52,19 @@ def test_candidates_leave_out_questions_and_formulas() -> None:
     assert found[0].memory_id == "m3" and found[0].speaker == "Caroline"
 
 
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("Wow, Melanie, I went to the lake.", "I went to the lake."),
+        ("By the way, I love New York [shares a photo of a skyline]", "I love New York"),
+        ("Anyway, the dog ran off again, Caroline!", "The dog ran off again!"),
+        ("So glad the parade went well.", "So glad the parade went well."),
+    ],
+)
+def test_trim_drops_frames_and_asides(sentence: str, expected: str) -> None:
+    assert episodes.trim(sentence, NAMES) == expected
+
+
 def test_salience_prefers_facts_names_and_numbers() -> None:
     plain = episodes.salience("I painted something nice at home today.", NAMES, False)
     rich = episodes.salience("I painted the lake in Lisbon on 3 May with Ana.", NAMES, False)
@@ -73,14 +86,21 @@ def test_select_keeps_the_budget_and_skips_near_duplicates() -> None:
 
 def test_facts_read_as_sentences_and_unnamed_people_state_nothing() -> None:
     rows: list[dict[str, object]] = [
-        {"src": "Caroline", "type": "ATTENDED", "dst": "LGBTQ support group", "role": None},
+        {
+            "src": "Caroline",
+            "type": "ATTENDED",
+            "dst": "LGBTQ support group",
+            "dst_type": "topic",
+            "role": None,
+            "evidence": "m1",
+        },
         {"src": "Melanie", "type": "HAS_PET", "dst": "Luna", "role": "cat"},
         {"src": "Melanie", "type": "FAMILY_OF", "dst": "Melanie's kids", "role": "kids"},
         {"src": "Caroline", "type": "PLANS", "dst": "counseling", "role": "pursue"},
         {"src": "Caroline", "type": "ATTENDED", "dst": "LGBTQ support group", "role": None},
     ]
-    assert episodes.fact_sentences(rows, 10) == [
-        "Caroline attended LGBTQ support group.",
+    assert episodes.fact_sentences(rows, 10, {"m1": "I went to an LGBTQ support group."}) == [
+        "Caroline attended an LGBTQ support group.",
         "Melanie has a cat named Luna.",
         "Caroline plans to pursue counseling.",
     ]
@@ -140,7 +160,25 @@ def test_third_person_singular() -> None:
         ("My dog Rex loves the beach.", "Caroline's dog Rex loves the beach."),
         ("I try to go whenever I can.", "Caroline tries to go whenever they can."),
         ("We went on a hike.", "Caroline Lee: We went on a hike."),
+        ("I'd love to see it, I'll call.", "Caroline would love to see it, they will call."),
     ],
 )
 def test_reported_speech(extractor: Extractor, sentence: str, expected: str) -> None:
     assert extractor.reported_many([(sentence, "Caroline Lee")]) == [expected]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("I'm so proud of you!", "Caroline is so proud of Melanie!"),
+        ("You were amazing at the show.", "Caroline Lee: Melanie was amazing at the show."),
+        ("You're such a good friend to me.", "Melanie is such a good friend to Caroline."),
+        ("I'd love to see your garden.", "Caroline would love to see Melanie's garden."),
+        ("You know, I think it helps.", "You know, Caroline thinks it helps."),
+        ("I'll let you know!", "Caroline will let Melanie know!"),
+    ],
+)
+def test_you_is_the_other_speaker(extractor: Extractor, sentence: str, expected: str) -> None:
+    """With two speakers, "you" in one's sentence is the other one; a generic "you" stays."""
+    heard = {"Caroline Lee": "Melanie"}
+    assert extractor.reported_many([(sentence, "Caroline Lee")], heard) == [expected]

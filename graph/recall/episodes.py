@@ -13,7 +13,7 @@ typed fact. Greetings, thanks and questions never enter. Pure: vectors are hande
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,6 +33,12 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d+")
 _QUESTION = re.compile(r"\?\s*(\[[^\]]*\]\s*)?$")
 # ", Caroline!" at the end of a sentence: the name only says who is spoken to
 _VOCATIVE = re.compile(r",\s+[A-Z][a-z]+([.!?]*)$")
+# a bracketed aside is a stage direction or a shared image's caption, not what was said
+_ASIDE = re.compile(r"\s*\[[^\]]*\]")
+# a leading discourse marker only links the sentence to the one before it
+_MARKER = re.compile(
+    r"^(by the way|anyways?|btw|also|so|well|honestly|actually|plus|and|but)\s*,\s*", re.I
+)
 _FIRST_PERSON = frozenset({"i", "my", "we", "our", "i'm", "i've", "i'd", "i'll", "we're"})
 
 
@@ -92,11 +98,11 @@ def salience(text: str, names: Iterable[str], states_fact: bool) -> float:
 
 
 def trim(sentence: str, names: Iterable[str]) -> str:
-    """Drops what frames a sentence without saying anything: a leading run of interjections and
-    names closed by punctuation ("Wow, Mel, I went …" -> "I went …") and a trailing vocative
-    ("…, Caroline!")."""
+    """Drops what frames a sentence without saying anything: bracketed asides, a leading run of
+    interjections and names closed by punctuation ("Wow, Mel, I went …" -> "I went …"), a
+    leading discourse marker ("By the way, …") and a trailing vocative ("…, Caroline!")."""
     spoken = {n.lower() for n in names}
-    tokens = sentence.split()
+    tokens = _ASIDE.sub("", sentence).split()
     cut = 0
     for i, token in enumerate(tokens[:-3]):
         word = token.strip(",.!-–—").lower()
@@ -104,7 +110,7 @@ def trim(sentence: str, names: Iterable[str]) -> str:
             break
         if token[-1] in ",.!-–—":
             cut = i + 1
-    text = _VOCATIVE.sub(r"\1", " ".join(tokens[cut:]))
+    text = _VOCATIVE.sub(r"\1", _MARKER.sub("", " ".join(tokens[cut:])))
     return text[:1].upper() + text[1:]
 
 
@@ -117,7 +123,7 @@ def candidates(
     out: list[Sentence] = []
     for memory_id, speaker, text in turns:
         for sentence in textrank.sentences(text) or [text.strip()]:
-            if _QUESTION.search(sentence) or is_phatic(sentence, names):
+            if _QUESTION.search(sentence) or is_phatic(_ASIDE.sub("", sentence), names):
                 continue
             out.append(Sentence(trim(sentence, names), speaker, memory_id, len(out)))
     return out
@@ -156,8 +162,18 @@ def select(
     return [items[i] for i in sorted(chosen)]
 
 
-def fact_sentence(row: dict[str, object]) -> str | None:
-    """ "Caroline attended LGBTQ support group." from a typed relation row."""
+def _with_article(label: str, kind: object, said: str) -> str:
+    """A common noun with the article it had where it was said: "pride parade" -> "a pride
+    parade" when the evidence says "a pride parade"; names stay bare."""
+    if kind != "topic" and not label[:1].islower():
+        return label
+    found = re.search(rf"\b(a|an|the)\s+{re.escape(label)}\b", said, re.IGNORECASE)
+    return f"{found.group(1).lower()} {label}" if found else label
+
+
+def fact_sentence(row: dict[str, object], said: str = "") -> str | None:
+    """ "Caroline attended an LGBTQ support group." from a typed relation row and the text of
+    its first evidence."""
     phrase = PHRASES.get(str(row["type"]))
     if phrase is None or str(row["dst"]).startswith(f"{row['src']}'s "):
         return None  # "Caroline's father is Caroline's father": an unnamed person says nothing
@@ -166,17 +182,23 @@ def fact_sentence(row: dict[str, object]) -> str | None:
         role = {"FAMILY_OF": "relative", "FRIEND_OF": "friend", "HAS_PET": "pet"}.get(
             str(row["type"]), ""
         )
-    text = phrase.format(src=row["src"], dst=row["dst"], role=role)
+    dst = _with_article(str(row["dst"]), row.get("dst_type"), said)
+    text = phrase.format(src=row["src"], dst=dst, role=role)
     return " ".join(text.split()) + "."
 
 
-def fact_sentences(rows: Iterable[dict[str, object]], limit: int) -> list[str]:
-    seen: list[str] = []
+def fact_sentences(
+    rows: Iterable[dict[str, object]], limit: int, said: Mapping[str, str] | None = None
+) -> list[str]:
+    """Distinct fact sentences, at most `limit`; `said` maps evidence ids to their text."""
+    texts = said or {}
+    seen: dict[tuple[object, ...], str] = {}
     for row in rows:
-        text = fact_sentence(row)
-        if text and text not in seen:
-            seen.append(text)
-    return seen[:limit]
+        key = (row["src"], row["type"], row["dst"], row.get("role"))
+        text = fact_sentence(row, texts.get(str(row.get("evidence")), ""))
+        if text and key not in seen and text not in seen.values():
+            seen[key] = text
+    return list(seen.values())[:limit]
 
 
 def compose(

@@ -61,8 +61,11 @@ def _summary(
     relevance = [episodes.salience(i.text, names, i.memory_id in fact_turns) for i in items]
     vectors = service.embed([embedding_text(i.text, i.speaker) for i in items])
     chosen = episodes.select(items, relevance, vectors, words, config.mmr_lambda)
-    # each speaker's sentences in the third person: "Caroline went to …"
-    voices = iter(service.reported([(c.text, c.speaker) for c in chosen if c.speaker]))
+    # each speaker's sentences in the third person: "Caroline went to …"; with two speakers,
+    # "you" is the other one
+    speakers = [n for n in names if n in {t.speaker for t in turns}]
+    listeners = dict(zip(speakers, reversed(speakers), strict=True)) if len(speakers) == 2 else {}
+    voices = iter(service.reported([(c.text, c.speaker) for c in chosen if c.speaker], listeners))
     return [next(voices) if c.speaker else c.text for c in chosen]
 
 
@@ -114,7 +117,7 @@ def end_session(
     hints = episodes.profile_hints(
         rows, entities, [(t.speaker, t.text) for t in turns], turns[0].occurred_at
     )
-    facts = episodes.fact_sentences(rows, config.facts_shown)
+    facts = episodes.fact_sentences(rows, config.facts_shown, {t.id: t.text for t in turns})
     shown = episodes.fact_budget(facts, config.words, config.fact_share)
     header = _header(session_id, turns)
     room = config.words - len(header.split()) - sum(len(f.split()) for f in shown)
