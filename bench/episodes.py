@@ -18,6 +18,7 @@ import json
 import random
 import statistics
 import sys
+import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -90,11 +91,14 @@ def main() -> None:
     words: dict[str, list[int]] = defaultdict(list)
     examples: list[tuple[str, str, str]] = []
     dumped: list[dict[str, str]] = []
+    latencies: list[float] = []
     with service(None) as (client, embed, _runtime):
         for path in files:
             ingest(client, load(path), args.batch)
             for session in sessions(path):
+                began = time.perf_counter()
                 ended = client.call(END_SESSION, user=session.user, session=session.session)
+                latencies.append(time.perf_counter() - began)
                 outputs = {"Recollect episodes": ended["endSession"]["episode"]["text"]}
                 outputs |= baselines(session, embed)
                 for method, text in outputs.items():
@@ -123,6 +127,11 @@ def main() -> None:
     for method in scores:
         row = " | ".join(f"{means[method][k]:.3f}" for k in METRICS)
         print(f"| {method} | {row} | {statistics.median(words[method]):.0f} |")
+    ms = sorted(1000 * s for s in latencies)
+    print(
+        f"\nendSession (writes the episode): p50 {statistics.median(ms):.0f} ms, "
+        f"p95 {ms[min(len(ms) - 1, int(0.95 * len(ms)))]:.0f} ms"
+    )
     best1 = max(means[b]["rouge1"] for b in BASELINES)
     best2 = max(means[b]["rouge2"] for b in BASELINES)
     ours = means["Recollect episodes"]
