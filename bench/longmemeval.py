@@ -1,0 +1,369 @@
+"""Turn-level evidence recall on LongMemEval_S dev through the GraphQL API, beside BM25, dense and
+RRF baselines on the same turns, per question type.
+
+Protocol (../shared/data/longmemeval-dev/README.md): one user per question; every haystack turn is
+one memory (text cut at 20,000 characters, speaker User/Assistant, sessionId = the haystack
+session, occurredAt = the session's date plus j seconds for the j-th turn, externalId =
+"<session>:<turn>"), ingested through rememberMany; one `context` per question (message = the
+question, asOf = question_date, maxMemories = 10). `_abs` questions and questions without an
+evidence turn are skipped. The `answer`, `has_answer` and `answer_session_ids` fields are read by
+this bench only, to score.
+
+Ingest is the slow part (long assistant replies: one to two minutes per question here), so the
+service's data directory is kept outside the repository, keyed by a hash of the ingest code
+(extraction/, cypher/, graph/ without the retrieval modules) and the models: a rerun with the same
+ingest code only asks the questions; changing the ingest code starts a new cache. The baselines'
+vectors are cached by embedding model. `--fresh` ignores both caches.
+
+Questions are taken in a fixed order that interleaves the types (each type by question id), so
+`--n 50` is the same 50 questions every time and covers every type.
+
+    python bench/longmemeval.py [--n 50] [--types temporal-reasoning,knowledge-update]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import os
+import statistics
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from itertools import zip_longest
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from locomo import Baselines, Client, Conversation, Turn
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "longmemeval-dev" / "longmemeval_s_dev.json.gz"
+DEFAULT_CACHE = Path(
+    os.environ.get("RECOLLECT_BENCH_CACHE", Path.home() / ".cache" / "recollect-bench")
+)
+# retrieval-only modules: changing them does not change what ingest writes
+RETRIEVAL_ONLY = {"block.py", "retrieval.py", "scoring.py", "stages.py"}
+MAX_CHARS = 20_000
+DEPTH = 10
+KS = (5, 10)
+
+REMEMBER_MANY = """mutation($inputs: [MemoryInput!]!) { rememberMany(inputs: $inputs) { id } }"""
+CONTEXT = """query($user: ID!, $message: String!, $asOf: DateTime, $max: Int) {
+  context(userId: $user, message: $message, asOf: $asOf, maxMemories: $max) {
+    memories { memory { externalId } }
+  }
+}"""
+
+
+@dataclass
+class Question:
+    qid: str
+    kind: str
+    text: str
+    as_of: str
+    turns: list[Turn]
+    evidence: set[str]
+    sessions: set[str]
+
+    @property
+    def user(self) -> str:
+        return f"lme-{self.qid}"
+
+
+def parse_date(value: str) -> datetime:
+    """'2023/05/20 (Sat) 02:21' -> an aware datetime (UTC)."""
+    day, _, clock = value.split(" ")
+    return datetime.strptime(f"{day} {clock}", "%Y/%m/%d %H:%M").replace(tzinfo=UTC)
+
+
+def load(path: Path) -> list[Question]:
+    """Every scorable question (not `_abs`, with at least one evidence turn)."""
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        raw = json.load(handle)
+    questions: list[Question] = []
+    for item in raw:
+        if item["question_id"].endswith("_abs"):
+            continue
+        turns: list[Turn] = []
+        evidence: set[str] = set()
+        for session, date, messages in zip(
+            item["haystack_session_ids"],
+            item["haystack_dates"],
+            item["haystack_sessions"],
+            strict=True,
+        ):
+            start = parse_date(date)
+            for j, message in enumerate(messages):
+                turn_id = f"{session}:{j}"
+                when = (start + timedelta(seconds=j)).isoformat()
+                speaker = "User" if message["role"] == "user" else "Assistant"
+                text = message["content"][:MAX_CHARS]
+                if text.strip():  # an empty turn is no memory (the API refuses it)
+                    turns.append(Turn(turn_id, speaker, text, session, when))
+                if message.get("has_answer"):
+                    evidence.add(turn_id)
+        if not evidence:
+            continue
+        questions.append(
+            Question(
+                item["question_id"],
+                item["question_type"],
+                item["question"],
+                parse_date(item["question_date"]).isoformat(),
+                turns,
+                evidence,
+                set(item["answer_session_ids"]),
+            )
+        )
+    return questions
+
+
+def ordered(questions: list[Question]) -> list[Question]:
+    """Types interleaved, each by question id: any prefix covers the types evenly."""
+    by_kind: dict[str, list[Question]] = defaultdict(list)
+    for question in sorted(questions, key=lambda q: q.qid):
+        by_kind[question.kind].append(question)
+    rounds = zip_longest(*(by_kind[k] for k in sorted(by_kind)))
+    return [q for row in rounds for q in row if q is not None]
+
+
+def ingest_key() -> str:
+    """A hash of the code that decides what ingest writes, and of the pinned models."""
+    digest = hashlib.sha256()
+    files = [*ROOT.glob("extraction/**/*.py"), *ROOT.glob("cypher/*.cypher")]
+    files += [p for p in ROOT.glob("graph/**/*.py") if p.name not in RETRIEVAL_ONLY]
+    files.append(ROOT / "requirements" / "models.txt")
+    for path in sorted(files):
+        digest.update(str(path.relative_to(ROOT)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+# -- metrics -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Scores:
+    recall: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
+    all10: list[float] = field(default_factory=list)
+    session_hit: list[float] = field(default_factory=list)
+
+    def add(self, ranked: list[str], question: Question) -> None:
+        for k in KS:
+            found = question.evidence & set(ranked[:k])
+            self.recall[k].append(len(found) / len(question.evidence))
+        self.all10.append(1.0 if question.evidence <= set(ranked[:DEPTH]) else 0.0)
+        sessions = {r.rsplit(":", 1)[0] for r in ranked[:DEPTH]}
+        self.session_hit.append(len(question.sessions & sessions) / len(question.sessions))
+
+    def row(self) -> list[float]:
+        columns = [self.recall[k] for k in KS] + [self.all10, self.session_hit]
+        return [statistics.fmean(c) for c in columns]
+
+
+@dataclass
+class Method:
+    name: str
+    overall: Scores = field(default_factory=Scores)
+    by_kind: dict[str, Scores] = field(default_factory=lambda: defaultdict(Scores))
+
+    def add(self, question: Question, ranked: list[str]) -> None:
+        self.overall.add(ranked, question)
+        self.by_kind[question.kind].add(ranked, question)
+
+
+# -- caches --------------------------------------------------------------------------------------
+
+
+class Manifest:
+    """The users whose ingest completed in this cache directory (written after each user)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.users: dict[str, dict[str, float]] = (
+            json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        )
+
+    def done(self, user: str, turns: int, seconds: float) -> None:
+        self.users[user] = {"turns": turns, "seconds": seconds}
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.users, indent=1), encoding="utf-8")
+        tmp.replace(self.path)
+
+
+def vector_path(cache: Path, question: Question, model: str) -> Path:
+    slug = hashlib.sha256(model.encode()).hexdigest()[:12]
+    return cache / "baseline-vectors" / slug / f"{question.qid}.npy"
+
+
+def baseline_vectors(path: Path, question: Question, embed: Any) -> np.ndarray:
+    """The dense baseline's corpus vectors: cached, or embedded here."""
+    if not path.exists():
+        vectors = embed([f"{t.speaker}: {t.text}" for t in question.turns])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.save(path, vectors)
+    return np.asarray(np.load(path))
+
+
+def ingest(client: Client, question: Question, batch: int) -> list[str]:
+    """Every turn through rememberMany; the memory ids in turn order."""
+    ids: list[str] = []
+    inputs = [
+        {
+            "userId": question.user,
+            "text": t.text,
+            "speaker": t.speaker,
+            "occurredAt": t.occurred_at,
+            "sessionId": t.session,
+            "externalId": t.dia_id,
+        }
+        for t in question.turns
+    ]
+    for start in range(0, len(inputs), batch):
+        made = client.call(REMEMBER_MANY, inputs=inputs[start : start + batch])
+        ids += [m["id"] for m in made["rememberMany"]]
+    return ids
+
+
+# -- the run -------------------------------------------------------------------------------------
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", default=str(DEFAULT_DATA), help="longmemeval_s_dev.json.gz")
+    parser.add_argument("--n", type=int, default=50, help="questions, in the fixed order")
+    parser.add_argument("--types", help="comma-separated question types")
+    parser.add_argument("--batch", type=int, default=128, help="rememberMany batch size")
+    parser.add_argument("--cache", default=str(DEFAULT_CACHE), help="cache directory")
+    parser.add_argument("--fresh", action="store_true", help="ingest again, embed again")
+    args = parser.parse_args()
+
+    questions = ordered(load(Path(args.data)))
+    if args.types:
+        wanted = set(args.types.split(","))
+        questions = [q for q in questions if q.kind in wanted]
+    questions = questions[: args.n]
+    if not questions:
+        sys.exit("no questions selected")
+    cache = Path(args.cache) / "longmemeval"
+    data_dir = cache / f"ingest-{ingest_key()}"
+    if args.fresh and data_dir.exists():
+        import shutil
+
+        shutil.rmtree(data_dir)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    manifest = Manifest(data_dir / "users.json")
+    print(f"cache: {data_dir}", file=sys.stderr)
+
+    from starlette.testclient import TestClient
+
+    from api.app import create_app
+    from api.settings import Settings
+
+    methods = {n: Method(n) for n in ("recollect", "BM25", "dense MiniLM", "hybrid RRF")}
+    latencies: list[float] = []
+    fresh_turns, fresh_seconds = 0, 0.0
+    settings = Settings(data_dir=data_dir, max_batch=1_000)
+    with TestClient(create_app(settings)) as http:
+        runtime = http.app.state.runtime  # type: ignore[attr-defined]
+        model = runtime.service.embedder.model_id
+        client = Client(
+            lambda q, v: dict(http.post("/graphql", json={"query": q, "variables": v}).json())
+        )
+        for n, question in enumerate(questions, 1):
+            if question.user not in manifest.users:
+                client.call("mutation($u: ID!) { forgetUser(userId: $u) }", u=question.user)
+                started = time.perf_counter()
+                ids = ingest(client, question, args.batch)
+                seconds = time.perf_counter() - started
+                # the service embedded exactly the baseline's "Speaker: text" with the same
+                # model: its stored vectors are the dense baseline's corpus, not embedded twice
+                stored = runtime.vectors.vectors(question.user, ids)
+                if len(stored) == len(ids):
+                    path = vector_path(Path(args.cache), question, model)
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    np.save(path, np.stack([stored[i] for i in ids]))
+                manifest.done(question.user, len(question.turns), seconds)
+                fresh_turns += len(question.turns)
+                fresh_seconds += seconds
+            began = time.perf_counter()
+            data = client.call(
+                CONTEXT, user=question.user, message=question.text, asOf=question.as_of, max=DEPTH
+            )
+            latencies.append(time.perf_counter() - began)
+            methods["recollect"].add(
+                question, [m["memory"]["externalId"] for m in data["context"]["memories"]]
+            )
+            conversation = Conversation(question.user, question.turns, [], question.as_of)
+            vectors = baseline_vectors(
+                vector_path(Path(args.cache), question, model), question, runtime.service.embed
+            )
+            # the corpus vectors come from the cache; questions are embedded as they come
+            base = Baselines(conversation, lambda _texts, v=vectors: v)
+            base.embed = runtime.service.embed
+            lexical = base.lexical(question.text, 100)
+            dense = base.dense(question.text, 100)
+            methods["BM25"].add(question, lexical)
+            methods["dense MiniLM"].add(question, dense)
+            methods["hybrid RRF"].add(question, Baselines.rrf(lexical, dense))
+            print(f"  {n}/{len(questions)} {question.qid} ({question.kind})", file=sys.stderr)
+    report(methods, questions, latencies, fresh_turns, fresh_seconds)
+
+
+def report(
+    methods: dict[str, Method],
+    questions: list[Question],
+    latencies: list[float],
+    fresh_turns: int,
+    fresh_seconds: float,
+) -> None:
+    turns = sum(len(q.turns) for q in questions)
+    kinds = sorted({q.kind for q in questions})
+    print(
+        f"\nLongMemEval_S dev: {len(questions)} questions, {turns} turns "
+        f"({', '.join(f'{k} {sum(q.kind == k for q in questions)}' for k in kinds)})\n"
+    )
+    print("| method | R@5 | R@10 | all@10 | session hit@10 |")
+    print("|---|---|---|---|---|")
+    for method in methods.values():
+        print(f"| {method.name} | " + " | ".join(f"{v:.3f}" for v in method.overall.row()) + " |")
+    print("\nturn R@10 per question type:\n")
+    print("| type | n | " + " | ".join(methods) + " |")
+    print("|---|---|" + "---|" * len(methods))
+    for kind in kinds:
+        cells = [statistics.fmean(m.by_kind[kind].recall[10]) for m in methods.values()]
+        count = sum(q.kind == kind for q in questions)
+        print(f"| {kind} | {count} | " + " | ".join(f"{c:.3f}" for c in cells) + " |")
+    ordered_ms = sorted(1000 * s for s in latencies)
+    p95 = ordered_ms[min(len(ordered_ms) - 1, int(0.95 * len(ordered_ms)))]
+    print(f"\ncontext p50/p95: {statistics.median(ordered_ms):.0f} / {p95:.0f} ms")
+    if fresh_turns:
+        print(
+            f"ingest: {fresh_turns} turns in {fresh_seconds:.0f} s = "
+            f"{fresh_turns / fresh_seconds:.1f} turns/s"
+        )
+    ours = methods["recollect"].overall.row()
+    rrf = methods["hybrid RRF"].overall.row()
+    print("\ntargets:")
+    print(
+        f"  turn R@10 {ours[1]:.3f} >= RRF + 0.08 = {rrf[1] + 0.08:.3f}: "
+        f"{'met' if ours[1] >= rrf[1] + 0.08 else 'NOT met'}"
+    )
+    print(
+        f"  session hit@10 {ours[3]:.3f} >= RRF {rrf[3]:.3f}: "
+        f"{'met' if ours[3] >= rrf[3] else 'NOT met'}"
+    )
+    for kind in kinds:
+        mine = statistics.fmean(methods["recollect"].by_kind[kind].recall[10])
+        theirs = statistics.fmean(methods["hybrid RRF"].by_kind[kind].recall[10])
+        bar = theirs + 0.05 if kind in {"temporal-reasoning", "knowledge-update"} else theirs - 0.02
+        print(f"  {kind}: {mine:.3f} >= {bar:.3f}: {'met' if mine >= bar else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()
