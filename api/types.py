@@ -45,6 +45,16 @@ class Relation:
     last_seen: datetime | None
     first_seen: datetime | None
     role: str | None = strawberry.field(description="e.g. 'sister' for FAMILY_OF")
+    valid_from: datetime | None = strawberry.field(
+        description="For a fact that holds one value at a time (home, employer, job, project, "
+        "partner): when this value was first stated"
+    )
+    valid_to: datetime | None = strawberry.field(
+        description="When a newer value superseded this one; null while it still holds"
+    )
+    current: bool = strawberry.field(
+        description="False for history: a newer value superseded it (its evidence is kept)"
+    )
     target_key: strawberry.Private[str]
     evidence_ids: strawberry.Private[list[str]]
     user_id: strawberry.Private[str]
@@ -95,11 +105,16 @@ class EntityCard:
                     last_seen=dt(r.last_seen),
                     first_seen=dt(r.first_seen),
                     role=r.role,
+                    valid_from=dt(r.valid_from),
+                    valid_to=dt(r.valid_to),
+                    current=r.current,
                     target_key=r.target,
                     evidence_ids=list(r.evidence),
                     user_id=user_id,
                 )
-                for r in record.relations
+                # current facts first, then history, newest superseded first (a stable sort keeps
+                # the store's strongest-first order within each)
+                for r in sorted(record.relations, key=lambda r: (not r.current, -(r.valid_to or 0)))
             ],
         )
 

@@ -1,6 +1,7 @@
 // Forgets one memory: removes it from the evidence of the relations it backs, deletes relations and
 // entities left without evidence, recounts the mentions of the entities it touched, closes the gap
-// in its session's NEXT chain, then deletes it.
+// in its session's NEXT chain, then deletes it. The one-value-at-a-time facts of the entities
+// it touched get their validity recomputed.
 MATCH (m:Memory {user_id: $user_id, id: $id})
 OPTIONAL MATCH (m)-[:MENTIONS]->(e:Entity)
 WITH m, collect(e) AS entities
@@ -13,6 +14,19 @@ FOREACH (r IN rels |
     r.strong = CASE WHEN m.pinned OR m.importance >= 3 THEN r.strong - 1 ELSE r.strong END)
 FOREACH (r IN [x IN rels WHERE size(x.evidence) = 0] | DELETE r)
 WITH m, entities
+// the one-value-at-a-time facts of the entities it touched get their validity recomputed, as in
+// write_memories.cypher: forgetting the newer value makes the older one current again
+OPTIONAL MATCH (a:Entity)-[x]->(:Entity)
+WHERE a IN entities AND type(x) IN $single_valued_types AND size(x.evidence) > 0
+WITH m, entities, a, [g IN $single_valued_groups WHERE type(x) IN g][0] AS g, collect(x) AS xs
+FOREACH (x IN xs |
+  SET x.valid_from = x.first_seen,
+    x.valid_to = reduce(v = null, y IN xs |
+      CASE WHEN y.last_seen > x.last_seen AND (v IS NULL OR
+          (CASE WHEN y.first_seen > x.last_seen THEN y.first_seen ELSE y.last_seen END) < v)
+        THEN (CASE WHEN y.first_seen > x.last_seen THEN y.first_seen ELSE y.last_seen END)
+        ELSE v END))
+WITH DISTINCT m, entities
 OPTIONAL MATCH (m)-[:IN_SESSION]->(session:Session)
 FOREACH (s IN CASE WHEN session IS NULL THEN [] ELSE [session] END |
   SET s.turn_count = s.turn_count - 1)

@@ -227,4 +227,21 @@ FOREACH (_ IN CASE WHEN t = 'RELATED_TO' THEN [1] ELSE [] END |
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
     x.role = coalesce(r.role, x.role))
+WITH created, count(*) AS _relations
+// One value at a time (graph/vocabulary.py SINGLE_VALUED): for each source this batch states such
+// a fact of, per group, a relation is valid from its first_seen until another value of the group
+// is stated after its last_seen (that value's first_seen, or its last_seen when the two were
+// stated in turns); the newest value has no valid_to. Recomputed from the relations alone, so a
+// batch that arrives out of event order still leaves the right history.
+OPTIONAL MATCH (a:Entity {user_id: $user_id})-[x]->(:Entity {user_id: $user_id})
+WHERE a.key IN $single_valued_sources AND type(x) IN $single_valued_types
+WITH created, a, [g IN $single_valued_groups WHERE type(x) IN g][0] AS g, collect(x) AS xs
+FOREACH (x IN xs |
+  SET x.valid_from = x.first_seen,
+    x.valid_to = reduce(v = null, y IN xs |
+      CASE WHEN y.last_seen > x.last_seen AND (v IS NULL OR
+          (CASE WHEN y.first_seen > x.last_seen THEN y.first_seen ELSE y.last_seen END) < v)
+        THEN (CASE WHEN y.first_seen > x.last_seen THEN y.first_seen ELSE y.last_seen END)
+        ELSE v END))
+WITH created, count(*) AS _validity
 RETURN created

@@ -14,6 +14,7 @@ from extraction.model import KnownEntity
 from extraction.resolver import Resolution
 from graph.ingest import NewMemory
 from graph.vectors import to_faiss_id
+from graph.vocabulary import SINGLE_VALUED_TYPES
 
 
 def batch_rows(
@@ -26,7 +27,7 @@ def batch_rows(
     model_id: str,
     now: float,
     session_tails: dict[str, str],
-) -> dict[str, list[dict[str, Any]]]:
+) -> dict[str, list[Any]]:
     """Pre-aggregates a batch into the flat lists write_memories.cypher unwinds.
 
     `created_at` grows by a microsecond per position so the batch's order is kept, and each
@@ -140,6 +141,10 @@ def batch_rows(
         "entities": list(entities.values()),
         "mentions": mentions,
         "relations": list(relations.values()),
+        # sources whose one-value-at-a-time facts this batch states: their validity is recomputed
+        "single_valued_sources": sorted(
+            {r["src"] for r in relations.values() if r["type"] in SINGLE_VALUED_TYPES}
+        ),
         "next": next_edges,
         "sessions": list(sessions.values()),
         "in_session": in_session,

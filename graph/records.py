@@ -88,6 +88,15 @@ class RelationRecord:
     first_seen: float | None = None
     last_seen: float | None = None
     evidence: tuple[str, ...] = ()  # the newest MAX_EVIDENCE memory ids stating it, oldest first
+    # one-value-at-a-time facts (graph/vocabulary.py SINGLE_VALUED): when it held; valid_to is
+    # None while it still does (and for every other fact)
+    valid_from: float | None = None
+    valid_to: float | None = None
+
+    @property
+    def current(self) -> bool:
+        """False once a newer value superseded it."""
+        return self.valid_to is None
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from graph.records import (
     MemoryRecord,
     RelationRecord,
 )
+from graph.vocabulary import SINGLE_VALUED, SINGLE_VALUED_TYPES
 
 STATEMENTS = {
     "write_memories",
@@ -58,9 +59,15 @@ STATEMENTS = {
     "list_memory_vectors",
     "get_memory_embeddings",
     "count_memories",
+    "revalidate_facts",
 }
 
 
+# what the statements that keep one-value-at-a-time facts' validity need of the vocabulary
+_SINGLE_VALUED = {
+    "single_valued_types": list(SINGLE_VALUED_TYPES),
+    "single_valued_groups": [list(g) for g in SINGLE_VALUED],
+}
 _ALL = 2**62  # "no limit" for statements that take one (Cypher has no infinity for integers)
 
 
@@ -84,6 +91,7 @@ class Store:
         next: list[dict[str, Any]],
         sessions: list[dict[str, Any]],
         in_session: list[dict[str, Any]],
+        single_valued_sources: list[str],
     ) -> int:
         rows = self._run(
             "write_memories",
@@ -95,11 +103,13 @@ class Store:
             next=next,
             sessions=sessions,
             in_session=in_session,
+            single_valued_sources=single_valued_sources,
+            **_SINGLE_VALUED,
         )
         return int(rows[0]["created"]) if rows else 0
 
     def forget(self, user_id: str, memory_id: str) -> bool:
-        return bool(self._run("forget_memory", user_id=user_id, id=memory_id))
+        return bool(self._run("forget_memory", user_id=user_id, id=memory_id, **_SINGLE_VALUED))
 
     def forget_user(self, user_id: str) -> int:
         rows = self._run("forget_user", user_id=user_id)
@@ -167,6 +177,8 @@ class Store:
     def merge_entities(self, user_id: str, source: str, target: str) -> bool:
         """True when `source` existed and was merged into `target`."""
         rows = self._run("merge_entities", user_id=user_id, source=source, target=target)
+        # the target's facts now include the source's: one value at a time again
+        self._run("revalidate_facts", user_id=user_id, sources=[target], **_SINGLE_VALUED)
         return bool(rows)
 
     def entities(
@@ -202,6 +214,8 @@ class Store:
                     first_seen=row.get("first_seen"),
                     last_seen=row.get("last_seen"),
                     evidence=tuple(row.get("evidence") or ()),
+                    valid_from=row.get("valid_from"),
+                    valid_to=row.get("valid_to"),
                 )
             )
         out: dict[str, EntityRecord] = {}

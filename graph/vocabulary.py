@@ -127,8 +127,23 @@ PHRASES: dict[str, str] = {
     "PLANS": "{src} plans to {role} {dst}",
 }
 
+# facts that hold one value at a time, by group: a newer memory stating another value of the same
+# group supersedes the older relation (it keeps its evidence and gets `valid_to`). A move is a new
+# home, so MOVED_TO and LIVES_IN are one group. Several values stated by one memory ("I'm a nurse
+# and a teacher") are all current.
+SINGLE_VALUED: tuple[tuple[str, ...], ...] = (
+    ("LIVES_IN", "MOVED_TO"),
+    ("WORKS_AT",),
+    ("WORKS_AS",),
+    ("WORKS_ON",),
+    ("PARTNER_OF",),
+)
+SINGLE_VALUED_TYPES: tuple[str, ...] = tuple(t for group in SINGLE_VALUED for t in group)
+
 __all__ = [
     "EDGE_TYPES",
+    "SINGLE_VALUED",
+    "SINGLE_VALUED_TYPES",
     "PHRASES",
     "ENTITY_LABELS",
     "EXAMPLES",

@@ -35,11 +35,15 @@ def day(timestamp: float | None) -> str:
 
 
 def card_line(card: EntityRecord, labels: dict[str, str], max_relations: int) -> str:
+    """One card: current facts first, then history marked with when it stopped holding
+    ("LIVES_IN→ Boston (until 2023-05-02)")."""
     parts = []
-    for rel in card.relations[:max_relations]:
+    ordered = sorted(card.relations, key=lambda r: not r.current)  # stable: strongest first
+    for rel in ordered[:max_relations]:
         arrow = "→" if rel.direction == "out" else "←"
         role = f" ({rel.role})" if rel.role else ""
-        parts.append(f"{rel.type}{arrow} {labels.get(rel.target, rel.target)}{role}")
+        until = "" if rel.current else f" (until {day(rel.valid_to)})"
+        parts.append(f"{rel.type}{arrow} {labels.get(rel.target, rel.target)}{role}{until}")
     relations = "; ".join(parts) if parts else "no relations yet"
     return (
         f"- {card.label} ({card.type}) — {relations}; "

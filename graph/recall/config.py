@@ -69,6 +69,10 @@ class RetrievalConfig:
     # two entities of the message, and when only its type and one end match
     paired_lift: float = 0.5
     cued_lift: float = 0.5
+    # a superseded fact's evidence (a home, job, partner a newer memory replaced): moved this far
+    # toward 0 when the message asks about the present ("where do I live now?"), and lifted like
+    # a paired relation when it asks about the past ("where did I live before?")
+    superseded_demotion: float = 0.5
     # FAISS and BM25 candidates (at least 4 × maxMemories for FAISS)
     vector_k: int = 50
     lexical_k: int = 50

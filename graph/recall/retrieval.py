@@ -32,6 +32,7 @@ from graph import ingest
 from graph.errors import InvalidInput
 from graph.lexical import LexicalScores
 from graph.limits import DEFAULT_MAX_MEMORIES, MAX_MEMORIES, Limits, check_range
+from graph.recall import tense
 from graph.recall.block import Ranked, Window, compose, minimum_tokens
 from graph.recall.config import DEFAULT_CONFIG, RetrievalConfig
 from graph.recall.sessions import turn_window
@@ -48,6 +49,7 @@ from graph.recall.stages import (
     neighbour_bonus,
     rank,
     select,
+    time_lifts,
 )
 from graph.records import EntityRecord, MemoryFacts, MemoryRecord
 from graph.service import MemoryService
@@ -154,6 +156,8 @@ def _retrieve(
     )
     cued = cued_evidence(evidence, config.cued_evidence)
     lifts = cue_lifts(evidence, cued, seeds.keys, config.paired_lift, config.cued_lift)
+    asked = tense.focus(request.message)
+    lifts = time_lifts(evidence, lifts, asked, config.superseded_demotion, config.paired_lift)
     counts = {key: entity.mention_count for key, entity in resolver.entities.items()}
     sources = entity_sources([*seeds.keys, *expanded], counts, config.hub_mentions)
     entity_ids = service.entity_memory_ids(user_id, sources, config.per_entity)

@@ -33,9 +33,13 @@ def similarity(
     """Cosine clipped to [0, 1], blended with the BM25 score normalised by the query's best
     (`lexical`, in [0, 1]) at `lexical_share`. A memory that is the recorded evidence of a
     relation the message asks about is a structural match: its similarity moves `lift` of the
-    way to 1 (RetrievalConfig says how far, by how well the relation matches the message)."""
+    way to 1 (RetrievalConfig says how far, by how well the relation matches the message); a
+    negative `lift` moves it that share of the way to 0 (the evidence of a superseded fact when
+    the message asks about the present)."""
     base = (1.0 - lexical_share) * min(1.0, max(0.0, cosine)) + lexical_share * lexical
-    return base + (1.0 - base) * min(1.0, max(0.0, lift))
+    if lift < 0:
+        return base * (1.0 - min(1.0, -lift))
+    return base + (1.0 - base) * min(1.0, lift)
 
 
 def combine(weights: Weights, sim: float, rec: float, freq: float) -> float:

@@ -19,7 +19,9 @@ from extraction.resolver import Resolver
 from graph.lexical import LexicalScores
 from graph.recall import scoring
 from graph.recall.config import Weights
+from graph.recall.tense import Focus
 from graph.records import EntityRecord, MemoryFacts, MemoryRecord
+from graph.vocabulary import SINGLE_VALUED
 
 _WORD = re.compile(r"[\w'’-]+", re.UNICODE)
 
@@ -137,6 +139,42 @@ def cue_lifts(
             if memory_id in cued:
                 lifts[memory_id] = max(lifts.get(memory_id, 0.0), paired if both else single)
     return lifts
+
+
+def time_lifts(
+    rows: Sequence[Mapping[str, Any]],
+    lifts: Mapping[str, float],
+    asked: Focus | None,
+    demotion: float,
+    history_lift: float,
+) -> dict[str, float]:
+    """The cued lifts adjusted for the time a message asks about, where a one-value-at-a-time
+    fact has history (a relation with `valid_to`: the old home after a move). Asked about the
+    present, the superseded values' evidence moves `demotion` of the way to 0; asked about the
+    past, it is lifted `history_lift` toward 1 and the current value's evidence moves `demotion`
+    toward 0. A memory that states both ("I moved from Boston to Lisbon") is left as it is."""
+    out = dict(lifts)
+    if asked is None:
+        return out
+    group = {t: i for i, types in enumerate(SINGLE_VALUED) for t in types}
+    with_history = {
+        (r.get("src"), group.get(str(r["type"]))) for r in rows if r.get("valid_to") is not None
+    }
+    old: set[str] = set()
+    new: set[str] = set()
+    for row in rows:
+        if (row.get("src"), group.get(str(row["type"]))) not in with_history:
+            continue
+        (new if row.get("valid_to") is None else old).update(row["evidence"] or ())
+    for memory_id in old - new:
+        if asked is Focus.PRESENT:
+            out[memory_id] = -demotion
+        else:
+            out[memory_id] = max(out.get(memory_id, 0.0), history_lift)
+    if asked is Focus.PAST:
+        for memory_id in new - old:
+            out[memory_id] = -demotion
+    return out
 
 
 def entity_sources(keys: Iterable[str], counts: Mapping[str, int], hub_mentions: int) -> list[str]:

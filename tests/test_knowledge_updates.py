@@ -1,0 +1,154 @@
+"""Knowledge updates on the embedded engine with the real models: a fact that holds one value at a
+time (home, employer, job, project, partner) is superseded by a newer value, keeps its evidence and
+gets validTo; event order decides, not ingest order; forgetting the newer value undoes it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from graph.recall.stages import time_lifts
+from graph.recall.tense import Focus, focus
+from tests.conftest import Api
+from tests.documents import REMEMBER_MANY
+
+CARD = """query($user: ID!, $key: String!) { entity(userId: $user, key: $key) {
+  relations { type current validFrom validTo evidence { id } target { key } } } }"""
+FORGET = "mutation($user: ID!, $id: ID!) { forget(userId: $user, id: $id) }"
+
+
+def _say(api: Api, user: str, turns: list[tuple[str, str]]) -> list[str]:
+    inputs = [
+        {"userId": user, "speaker": "Alice", "text": text, "occurredAt": when}
+        for when, text in turns
+    ]
+    return [m["id"] for m in api.ok(REMEMBER_MANY, inputs=inputs)["rememberMany"]]
+
+
+def _homes(api: Api, user: str) -> list[dict[str, Any]]:
+    card = api.ok(CARD, user=user, key="person:alice")["entity"]
+    assert card is not None
+    return [r for r in card["relations"] if r["type"] in {"LIVES_IN", "MOVED_TO"}]
+
+
+def test_a_move_supersedes_the_old_home_and_keeps_its_evidence(api: Api) -> None:
+    user = "ku-move"
+    boston, lisbon = _say(
+        api,
+        user,
+        [
+            ("2023-01-10T09:00:00Z", "I live in Boston with my two cats."),
+            ("2023-06-01T09:00:00Z", "I moved to Lisbon last month for a new job."),
+        ],
+    )
+    homes = _homes(api, user)
+    # a move also says where one lives: MOVED_TO and LIVES_IN Lisbon, both current, come first
+    assert [(h["target"]["key"], h["current"]) for h in homes] == [
+        ("place:lisbon", True),
+        ("place:lisbon", True),
+        ("place:boston", False),
+    ], "current facts come first, history after"
+    old, new = homes[-1], homes[0]
+    assert old["validTo"].startswith("2023-06-01") and old["validFrom"].startswith("2023-01-10")
+    assert [e["id"] for e in old["evidence"]] == [boston], "a superseded fact keeps its evidence"
+    assert new["validTo"] is None and new["validFrom"].startswith("2023-06-01")
+    assert [e["id"] for e in new["evidence"]] == [lisbon]
+
+
+def test_event_time_decides_and_forgetting_the_newer_value_undoes_it(api: Api) -> None:
+    user = "ku-order"
+    (lisbon,) = _say(api, user, [("2023-06-01T09:00:00Z", "I live in Lisbon now.")])
+    # an older statement arrives later: it is history at once, ended by the newer one
+    _say(api, user, [("2022-03-01T09:00:00Z", "I live in Denver.")])
+    homes = {h["target"]["key"]: h for h in _homes(api, user)}
+    assert homes["place:lisbon"]["current"] and not homes["place:denver"]["current"]
+    assert homes["place:denver"]["validTo"].startswith("2023-06-01")
+    api.ok(FORGET, user=user, id=lisbon)
+    homes = {h["target"]["key"]: h for h in _homes(api, user)}
+    assert set(homes) == {"place:denver"} and homes["place:denver"]["current"]
+
+
+def test_facts_of_other_kinds_and_other_people_are_not_superseded(api: Api) -> None:
+    user = "ku-many"
+    _say(
+        api,
+        user,
+        [
+            ("2023-01-10T09:00:00Z", "I love pottery."),
+            ("2023-02-10T09:00:00Z", "I love hiking too."),
+            ("2023-03-10T09:00:00Z", "My sister Mary lives in Boston."),
+            ("2023-04-10T09:00:00Z", "I live in Chicago."),
+        ],
+    )
+    card = api.ok(CARD, user=user, key="person:alice")["entity"]
+    likes = [r for r in card["relations"] if r["type"] == "LIKES"]
+    assert len(likes) == 2 and all(r["current"] for r in likes)
+    mary = api.ok(CARD, user=user, key="person:mary")["entity"]
+    assert all(r["current"] for r in mary["relations"])
+    assert [(h["target"]["key"], h["current"]) for h in _homes(api, user)] == [
+        ("place:chicago", True)
+    ]
+
+
+ASK = """query($user: ID!, $message: String!) {
+  context(userId: $user, message: $message, speaker: "Alice", maxMemories: 5,
+          asOf: "2024-01-01T00:00:00Z") {
+    text memories { memory { id } via }
+    entityCards { key relations { type current target { key } } } } }"""
+
+
+def test_context_prefers_the_current_value_now_and_the_old_one_for_the_past(api: Api) -> None:
+    user = "ku-ask"
+    boston, lisbon = _say(
+        api,
+        user,
+        [
+            ("2023-01-10T09:00:00Z", "I live in Boston, close to the river."),
+            ("2023-06-01T09:00:00Z", "I moved to Lisbon in May."),
+        ],
+    )
+    _say(api, user, [("2023-07-01T09:00:00Z", "The weather has been lovely all week.")])
+
+    def ranked(message: str) -> list[str]:
+        block = api.ok(ASK, user=user, message=message)["context"]
+        return [m["memory"]["id"] for m in block["memories"]]
+
+    now = ranked("Where do I live now?")
+    assert now.index(lisbon) < now.index(boston) if boston in now else lisbon in now
+    assert ranked("Where did I live before I moved?")[0] == boston
+    assert ranked("Where did I live before Lisbon?")[0] == boston
+    # the card in the block marks history as such
+    block = api.ok(ASK, user=user, message="Where do I live these days?")["context"]
+    assert "LIVES_IN→ Boston (until 2023-06-01)" in block["text"]
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("Where do I live now?", Focus.PRESENT),
+        ("What is my current job?", Focus.PRESENT),
+        ("Am I still with Tom?", Focus.PRESENT),
+        ("Where does Mary work?", Focus.PRESENT),
+        ("Where did I live before Lisbon?", Focus.PAST),
+        ("Where did Mary work?", Focus.PAST),
+        ("What job did I have at first?", Focus.PAST),
+        ("I used to work at Acme, right?", Focus.PAST),
+        ("Tell me about Lisbon.", None),
+    ],
+)
+def test_the_time_a_question_asks_about(message: str, expected: Focus | None) -> None:
+    assert focus(message) is expected
+
+
+def test_time_lifts_prefer_the_value_of_the_time_asked_about() -> None:
+    rows = [
+        {"src": "p:a", "type": "LIVES_IN", "valid_to": 5.0, "evidence": ["old"]},
+        {"src": "p:a", "type": "MOVED_TO", "valid_to": None, "evidence": ["new", "both"]},
+        {"src": "p:a", "type": "LIVES_IN", "valid_to": 9.0, "evidence": ["both"]},
+        {"src": "p:a", "type": "LIKES", "valid_to": None, "evidence": ["hobby"]},
+    ]
+    lifts = {"old": 0.1, "new": 0.1, "hobby": 0.1}
+    assert time_lifts(rows, lifts, None, 0.5, 0.3) == lifts
+    assert time_lifts(rows, lifts, Focus.PRESENT, 0.5, 0.3) == {**lifts, "old": -0.5}
+    assert time_lifts(rows, lifts, Focus.PAST, 0.5, 0.3) == {**lifts, "old": 0.3, "new": -0.5}
