@@ -142,6 +142,14 @@ class Memory:
     access_count: int
     last_accessed_at: datetime | None
     kind: str = strawberry.field(description="'turn', or 'episode' for a session summary")
+    event_start: datetime | None = strawberry.field(
+        default=None,
+        description="Start of the time the text speaks of ('last Saturday' said on 20 May 2023: "
+        "2023-05-13), resolved against occurredAt; null when it names none",
+    )
+    event_end: datetime | None = strawberry.field(
+        default=None, description="End (exclusive) of the time the text speaks of"
+    )
     entity_keys: strawberry.Private[tuple[str, ...]]
 
     @classmethod
@@ -162,6 +170,8 @@ class Memory:
             access_count=record.access_count,
             last_accessed_at=dt(record.last_accessed_at),
             kind=record.kind,
+            event_start=dt(record.event_start),
+            event_end=dt(record.event_end),
             entity_keys=record.entity_keys,
         )
 

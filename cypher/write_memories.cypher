@@ -8,7 +8,8 @@
 UNWIND $memories AS m
 CREATE (mem:Memory {
   id: m.id, user_id: $user_id, text: m.text, caption: m.caption, speaker: m.speaker,
-  session_id: m.session_id, occurred_at: m.occurred_at, created_at: m.created_at,
+  session_id: m.session_id, occurred_at: m.occurred_at, event_start: m.event_start,
+  event_end: m.event_end, created_at: m.created_at,
   last_accessed_at: m.created_at, access_count: 0, external_id: m.external_id,
   content_hash: m.content_hash, importance: m.importance, pinned: m.pinned,
   category: m.category, fact_type: m.fact_type, kind: m.kind, vector_id: m.vector_id,

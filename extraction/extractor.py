@@ -28,6 +28,7 @@ from extraction.lexicon import FIRST_PERSON, NAMED_TYPES, RELATION_CUES, ROLES
 from extraction.mentions import DocState
 from extraction.model import Extraction
 from extraction.voice import reported
+from extraction.when import date_phrases
 
 
 class Extractor:
@@ -86,7 +87,9 @@ def extract(doc: Doc, speaker: str | None) -> Extraction:
         replace(m, gender=state.gender[m.key]) if m.key in state.gender else m
         for m in state.mentions.values()
     ]
-    return Extraction(mentions, list(state.relations.values()), frozenset(cues))
+    return Extraction(
+        mentions, list(state.relations.values()), frozenset(cues), tuple(date_phrases(doc))
+    )
 
 
 def _co_occurrence(state: DocState, limit: int = 6) -> None:

@@ -88,6 +88,9 @@ class Extraction:
     relations: list[Relation] = field(default_factory=list)
     # relation types the text's words point at ("work" -> WORKS_AT, WORKS_ON), for retrieval
     cues: frozenset[str] = frozenset()
+    # the DATE spans as said ("last Saturday"); resolved against the memory's occurredAt when it
+    # is written, or a question's asOf (extraction/when.py)
+    dates: tuple[str, ...] = ()
 
     def keys(self) -> list[str]:
         return [m.key for m in self.mentions]

@@ -304,7 +304,7 @@ class Resolver:
             elif key.startswith("person:") and key not in self.speakers and key != speaker:
                 _touch(session.people, key)
         out.extraction = Extraction(
-            list(mentions.values()), list(relations.values()), extraction.cues
+            list(mentions.values()), list(relations.values()), extraction.cues, extraction.dates
         )
         return out
 

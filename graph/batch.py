@@ -12,6 +12,7 @@ from typing import Any
 
 from extraction.model import KnownEntity
 from extraction.resolver import Resolution
+from extraction.when import first_interval
 from graph.ingest import NewMemory
 from graph.vectors import to_faiss_id
 from graph.vocabulary import SINGLE_VALUED_TYPES
@@ -69,6 +70,7 @@ def batch_rows(
             in_session.append({"memory_id": memory_id, "session_id": memory.session_id})
         importance = 1 if memory.importance is None else memory.importance
         pinned = bool(memory.pinned)
+        event = first_interval(extraction.dates, occurred)
         memory_rows.append(
             {
                 "id": memory_id,
@@ -77,6 +79,8 @@ def batch_rows(
                 "speaker": memory.speaker,
                 "session_id": memory.session_id,
                 "occurred_at": occurred,
+                "event_start": event[0] if event else None,
+                "event_end": event[1] if event else None,
                 "created_at": now + position * 1e-6,
                 "external_id": memory.external_id,
                 "content_hash": digest,

@@ -26,6 +26,9 @@ class MemoryRecord:
     access_count: int = 0
     entity_keys: tuple[str, ...] = ()
     kind: str = "turn"  # "episode" for a session summary
+    # the time the text speaks of ("last Saturday" → that day), when it names one
+    event_start: float | None = None
+    event_end: float | None = None
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> MemoryRecord:
@@ -46,6 +49,8 @@ class MemoryRecord:
             access_count=int(row.get("access_count") or 0),
             entity_keys=tuple(row.get("entity_keys") or ()),
             kind=row.get("kind") or "turn",
+            event_start=row.get("event_start"),
+            event_end=row.get("event_end"),
         )
 
 
@@ -60,6 +65,14 @@ class MemoryFacts:
     pinned: bool
     external_id: str | None
     entity_keys: tuple[str, ...]
+    event_start: float | None = None
+    event_end: float | None = None
+
+    def within(self, start: float, end: float) -> bool:
+        """Whether the time it speaks of, or else when it was said, falls in [start, end)."""
+        if self.event_start is not None and self.event_end is not None:
+            return self.event_start < end and self.event_end > start
+        return start <= self.occurred_at < end
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> MemoryFacts:
@@ -70,6 +83,8 @@ class MemoryFacts:
             pinned=bool(row.get("pinned")),
             external_id=row.get("external_id"),
             entity_keys=tuple(row.get("entity_keys") or ()),
+            event_start=row.get("event_start"),
+            event_end=row.get("event_end"),
         )
 
 

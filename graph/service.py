@@ -448,6 +448,13 @@ class MemoryService:
     ) -> dict[str, list[MemoryId]]:
         return self._store.entity_memory_ids(user_id, keys, limit)
 
+    def memories_in_time(
+        self, user_id: str, when: tuple[float, float], limit: int
+    ) -> list[MemoryId]:
+        """The newest `limit` memories whose event time overlaps `when`, or that were said in it
+        when they name no time."""
+        return self._store.memories_in_time(user_id, when[0], when[1], limit)
+
     def relation_evidence(
         self, user_id: str, keys: Sequence[str], types: Sequence[str], limit: int
     ) -> list[dict[str, Any]]:

@@ -60,6 +60,7 @@ STATEMENTS = {
     "get_memory_embeddings",
     "count_memories",
     "revalidate_facts",
+    "memories_in_time",
 }
 
 
@@ -262,6 +263,12 @@ class Store:
             return {}
         rows = self._run("entity_memories", user_id=user_id, keys=wanted, limit=limit)
         return {row["key"]: [MemoryId(i) for i in row["ids"]] for row in rows}
+
+    def memories_in_time(
+        self, user_id: str, start: float, end: float, limit: int
+    ) -> list[MemoryId]:
+        rows = self._run("memories_in_time", user_id=user_id, start=start, end=end, limit=limit)
+        return [MemoryId(row["id"]) for row in rows]
 
     def relation_evidence(
         self, user_id: str, keys: Sequence[str], types: Sequence[str], limit: int

@@ -73,6 +73,11 @@ class RetrievalConfig:
     # toward 0 when the message asks about the present ("where do I live now?"), and lifted like
     # a paired relation when it asks about the past ("where did I live before?")
     superseded_demotion: float = 0.5
+    # a message that names a time ("last weekend", "in March", resolved against asOf): memories
+    # of that time (their event time, or when they were said) become candidates, at most this
+    # many, newest first, and their similarity moves `time_lift` toward 1
+    time_candidates: int = 30
+    time_lift: float = 0.3
     # FAISS and BM25 candidates (at least 4 × maxMemories for FAISS)
     vector_k: int = 50
     lexical_k: int = 50

@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from extraction.embedder import embedding_text
+from extraction.when import first_interval
 from graph import ingest
 from graph.errors import InvalidInput
 from graph.lexical import LexicalScores
@@ -148,7 +149,10 @@ def _retrieve(
     if request.session_id is not None:
         window = turn_window(service, user_id, request.session_id, config)
     resolver = service.catalog(user_id)
-    seeds = find_seeds(service.extract(request.message, request.speaker), resolver, request.message)
+    said = service.extract(request.message, request.speaker)
+    seeds = find_seeds(said, resolver, request.message)
+    # a time the message names ("what did I do last weekend?"), resolved against asOf
+    when = first_interval(said.dates, as_of) if config.time_lift > 0 else None
     seed_cards = service.entities(user_id, seeds.keys, config.card_relations, seeds.cues)
     expanded = expand(seeds, seed_cards, config.expand_per_seed)
     evidence = service.relation_evidence(
@@ -162,7 +166,8 @@ def _retrieve(
     sources = entity_sources([*seeds.keys, *expanded], counts, config.hub_mentions)
     entity_ids = service.entity_memory_ids(user_id, sources, config.per_entity)
     early = [i for ids in entity_ids.values() for i in ids]
-    candidates = _gather(service, request, as_of, [*cued, *early], embedding)
+    timed = service.memories_in_time(user_id, when, config.time_candidates) if when else []
+    candidates = _gather(service, request, as_of, [*cued, *early, *timed], embedding)
     scorer = Scorer(
         request.config.weights,
         as_of,
@@ -175,6 +180,8 @@ def _retrieve(
         candidates.lexical,
         candidates.vector_hits,
         candidates.lexical_hits,
+        when,
+        config.time_lift,
     )
     cosine = candidates.cosine
     scored = {i: scorer.score(m, cosine.get(i, 0.0)) for i, m in candidates.facts.items()}

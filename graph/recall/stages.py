@@ -201,16 +201,21 @@ class Scorer:
     lexical: LexicalScores
     vector_hits: frozenset[str]
     lexical_hits: frozenset[str]
+    # the time the message names, [start, end), and how far a memory of that time (what it speaks
+    # of, or else when it was said) moves its similarity toward 1
+    when: tuple[float, float] | None = None
+    time_lift: float = 0.0
 
     def score(
         self, memory: MemoryFacts, cosine: float, extra: tuple[str, ...] = ()
     ) -> Scored[MemoryFacts]:
         memory_id = memory.id
+        lift = self.lifts.get(memory_id, 0.0)
+        in_time = self.when is not None and memory.within(*self.when)
+        if in_time:
+            lift = max(lift, self.time_lift)
         sim = scoring.similarity(
-            cosine,
-            self.lexical.normalized(memory_id),
-            self.weights.lexical,
-            self.lifts.get(memory_id, 0.0),
+            cosine, self.lexical.normalized(memory_id), self.weights.lexical, lift
         )
         rec = scoring.recency(memory.occurred_at, self.as_of, self.weights.half_life_days)
         linked = [k for k in memory.entity_keys if k in self.expanded or k in self.seeds]
@@ -225,6 +230,8 @@ class Scorer:
             via.append("similarity")
         if memory_id in self.lexical_hits:
             via.append("lexical")
+        if in_time:
+            via.append("time")
         if memory.pinned:
             via.append("pinned")
         via.extend(extra)

@@ -1,0 +1,115 @@
+"""Event time: the dates a text speaks of, resolved against the moment it was said.
+
+"We went camping last Saturday", said on 20 May 2023, happened on 13 May 2023. spaCy finds the
+DATE spans; dateparser resolves each against the memory's `occurredAt` (or a question's `asOf`)
+and says how precise it is (a day, a week, a month, a year), which makes the span an interval:
+"in May 2023" is [1 May, 1 June). Durations ("three years", "every week") and ages ("30 years
+old") name no time and are skipped, as is anything dateparser cannot resolve ("this spring"). A
+decade ("the 1730s") is the one form dateparser lacks and is read here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+from functools import lru_cache
+from typing import Any
+
+from spacy.tokens import Doc
+
+Interval = tuple[float, float]  # [start, end) in epoch seconds, UTC
+
+_DURATION = re.compile(
+    r"^(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|few|several|many|\d+)"
+    r"(?:\s+(?:more|whole|full|long))?\s+(?:days?|weeks?|months?|years?|decades?)$",
+    re.IGNORECASE,
+)
+_NO_TIME = re.compile(r"\b(?:old|every|each|daily|weekly|monthly|yearly|annual|per)\b", re.I)
+_DECADE = re.compile(r"\b(1\d|20)(\d)0s\b")
+_YEAR_ONLY = re.compile(r"^(?:in\s+)?(1[5-9]\d\d|20\d\d)$")
+
+
+@lru_cache(maxsize=1)
+def _parser_class() -> Any:
+    from dateparser.date import DateDataParser  # imported once, on first use (about 0.1 s)
+
+    return DateDataParser
+
+
+def _period(start: datetime, period: str) -> tuple[datetime, datetime]:
+    """The calendar period of `period` precision that holds `start`."""
+    day = start.replace(hour=0, minute=0, second=0, microsecond=0)
+    if period == "year":
+        first = day.replace(month=1, day=1)
+        return first, first.replace(year=first.year + 1)
+    if period == "month":
+        first = day.replace(day=1)
+        after = (first + timedelta(days=32)).replace(day=1)
+        return first, after
+    if period == "week":
+        monday = day - timedelta(days=day.weekday())
+        return monday, monday + timedelta(days=7)
+    return day, day + timedelta(days=1)
+
+
+def resolve(phrase: str, base: float) -> Interval | None:
+    """The interval a date phrase names, said at `base` (epoch seconds); None if it names none."""
+    text = phrase.strip()
+    if not text or _DURATION.match(text) or _NO_TIME.search(text):
+        return None
+    decade = _DECADE.search(text)
+    if decade:
+        year = int(decade.group(1) + decade.group(2) + "0")
+        return _stamp(datetime(year, 1, 1, tzinfo=UTC)), _stamp(
+            datetime(year + 10, 1, 1, tzinfo=UTC)
+        )
+    year_only = _YEAR_ONLY.match(text)
+    if year_only:  # dateparser reads a bare year as today's day in that year
+        year = int(year_only.group(1))
+        return _stamp(datetime(year, 1, 1, tzinfo=UTC)), _stamp(
+            datetime(year + 1, 1, 1, tzinfo=UTC)
+        )
+    said = datetime.fromtimestamp(base, tz=UTC).replace(tzinfo=None)
+    parser = _parser_class()(
+        languages=["en"],
+        settings={
+            "RELATIVE_BASE": said,
+            "PREFER_DATES_FROM": "past",
+            "RETURN_TIME_AS_PERIOD": True,
+        },
+    )
+    try:
+        found = parser.get_date_data(text)
+    except (ValueError, OverflowError):
+        return None
+    if found is None or found.date_obj is None or found.period == "time":
+        return None
+    period = found.period if found.period in {"year", "month", "week"} else "day"
+    start, end = _period(found.date_obj.replace(tzinfo=UTC), period)
+    return _stamp(start), _stamp(end)
+
+
+def _stamp(moment: datetime) -> float:
+    return moment.timestamp()
+
+
+def _years(first: int, count: int) -> Interval:
+    return (
+        _stamp(datetime(first, 1, 1, tzinfo=UTC)),
+        _stamp(datetime(first + count, 1, 1, tzinfo=UTC)),
+    )
+
+
+def date_phrases(doc: Doc) -> list[str]:
+    """The DATE spans spaCy finds, in order."""
+    return [ent.text for ent in doc.ents if ent.label_ == "DATE"]
+
+
+def first_interval(phrases: Iterable[str], base: float) -> Interval | None:
+    """The interval of the first phrase that names one."""
+    for phrase in phrases:
+        interval = resolve(phrase, base)
+        if interval is not None:
+            return interval
+    return None

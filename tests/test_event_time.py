@@ -1,0 +1,82 @@
+"""Event time: date phrases resolved against when they were said (extraction/when.py, dateparser),
+stored on the memory, and a question that names a time finds the memories of that time — on the
+embedded engine with the real models."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from extraction.when import resolve
+from tests.conftest import Api
+from tests.documents import REMEMBER_MANY
+
+SAID = datetime(2023, 5, 20, 14, 0, tzinfo=UTC).timestamp()  # a Saturday
+
+
+def _days(found: tuple[float, float] | None) -> tuple[str, str] | None:
+    if found is None:
+        return None
+    start, end = (datetime.fromtimestamp(v, tz=UTC).strftime("%Y-%m-%d") for v in found)
+    return start, end
+
+
+@pytest.mark.parametrize(
+    ("phrase", "expected"),
+    [
+        ("last Saturday", ("2023-05-13", "2023-05-14")),
+        ("yesterday", ("2023-05-19", "2023-05-20")),
+        ("two days ago", ("2023-05-18", "2023-05-19")),
+        ("last week", ("2023-05-08", "2023-05-15")),
+        ("in May 2023", ("2023-05-01", "2023-06-01")),
+        ("March", ("2023-03-01", "2023-04-01")),
+        ("last year", ("2022-01-01", "2023-01-01")),
+        ("2019", ("2019-01-01", "2020-01-01")),
+        ("the 1730s", ("1730-01-01", "1740-01-01")),
+        ("8 May 2023", ("2023-05-08", "2023-05-09")),
+        ("three years", None),  # a duration names no time
+        ("30 years old", None),
+        ("every week", None),
+    ],
+)
+def test_date_phrases_resolve_against_when_they_were_said(
+    phrase: str, expected: tuple[str, str] | None
+) -> None:
+    assert _days(resolve(phrase, SAID)) == expected
+
+
+MEMORY = """query($user: ID!, $id: ID!) { memory(userId: $user, id: $id) {
+  eventStart eventEnd occurredAt } }"""
+ASK = """query($user: ID!, $message: String!, $asOf: DateTime) {
+  context(userId: $user, message: $message, speaker: "Alice", maxMemories: 3, asOf: $asOf) {
+    memories { via memory { id } } } }"""
+
+
+def test_a_question_that_names_a_time_finds_what_happened_then(api: Api) -> None:
+    user = "et-weekend"
+    turns = [
+        ("2023-05-20T14:00:00Z", "We went camping at the lake last Saturday, it was lovely."),
+        ("2023-05-20T14:05:00Z", "The kids want to go camping again in the summer."),
+        ("2023-06-03T10:00:00Z", "We went hiking in the hills today, the kids loved it."),
+        ("2023-06-10T10:00:00Z", "I painted the garden fence this morning."),
+        ("2023-04-02T10:00:00Z", "We went to the lake for a picnic."),
+    ]
+    inputs = [
+        {"userId": user, "speaker": "Alice", "text": text, "occurredAt": when}
+        for when, text in turns
+    ]
+    ids = [m["id"] for m in api.ok(REMEMBER_MANY, inputs=inputs)["rememberMany"]]
+    camping = api.ok(MEMORY, user=user, id=ids[0])["memory"]
+    assert camping["eventStart"].startswith("2023-05-13")
+    assert camping["eventEnd"].startswith("2023-05-14")
+    assert api.ok(MEMORY, user=user, id=ids[3])["memory"]["eventStart"] is None
+
+    block = api.ok(ASK, user=user, message="What did we do on May 13?", asOf="2023-07-01T00:00:00Z")
+    found = block["context"]["memories"]
+    assert found[0]["memory"]["id"] == ids[0] and "time" in found[0]["via"]
+    # "today" said on 3 June is 3 June: a question about that day finds the hike
+    block = api.ok(
+        ASK, user=user, message="What did we do on 3 June 2023?", asOf="2023-07-01T00:00:00Z"
+    )
+    assert block["context"]["memories"][0]["memory"]["id"] == ids[2]
