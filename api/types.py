@@ -150,6 +150,12 @@ class Memory:
     event_end: datetime | None = strawberry.field(
         default=None, description="End (exclusive) of the time the text speaks of"
     )
+    repeat_of: strawberry.ID | None = strawberry.field(
+        default=None,
+        description="The earlier memory this one says again (same speaker, same entities, "
+        "near-identical text); both are kept",
+    )
+    repeats: int = strawberry.field(default=0, description="How often this was said again later")
     entity_keys: strawberry.Private[tuple[str, ...]]
 
     @classmethod
@@ -172,6 +178,8 @@ class Memory:
             kind=record.kind,
             event_start=dt(record.event_start),
             event_end=dt(record.event_end),
+            repeat_of=strawberry.ID(record.repeat_of) if record.repeat_of else None,
+            repeats=record.repeats,
             entity_keys=record.entity_keys,
         )
 

@@ -13,7 +13,8 @@ CREATE (mem:Memory {
   last_accessed_at: m.created_at, access_count: 0, external_id: m.external_id,
   content_hash: m.content_hash, importance: m.importance, pinned: m.pinned,
   category: m.category, fact_type: m.fact_type, kind: m.kind, vector_id: m.vector_id,
-  embedding: m.embedding, embedding_model: m.embedding_model, topic_candidates: m.topic_candidates
+  embedding: m.embedding, embedding_model: m.embedding_model, topic_candidates: m.topic_candidates,
+  repeat_of: m.repeat_of
 })
 WITH count(mem) AS created
 UNWIND CASE WHEN size($entities) = 0 THEN [null] ELSE $entities END AS x
@@ -245,4 +246,10 @@ FOREACH (x IN xs |
         THEN (CASE WHEN y.first_seen > x.last_seen THEN y.first_seen ELSE y.last_seen END)
         ELSE v END))
 WITH created, count(*) AS _validity
+// an earlier memory said again (graph/repeats.py): the new one names it in repeat_of, it counts
+UNWIND CASE WHEN size($repeated) = 0 THEN [null] ELSE $repeated END AS rp
+OPTIONAL MATCH (o:Memory {user_id: $user_id, id: rp.id})
+FOREACH (_ IN CASE WHEN o IS NULL THEN [] ELSE [1] END |
+  SET o.repeats = coalesce(o.repeats, 0) + rp.count)
+WITH created, count(*) AS _repeated
 RETURN created

@@ -7,6 +7,7 @@ statement on both engines; only graph/store.py sends it.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,12 +29,15 @@ def batch_rows(
     model_id: str,
     now: float,
     session_tails: dict[str, str],
+    repeat_of: Mapping[str, str] | None = None,
 ) -> dict[str, list[Any]]:
     """Pre-aggregates a batch into the flat lists write_memories.cypher unwinds.
 
     `created_at` grows by a microsecond per position so the batch's order is kept, and each
     memory of a session is chained (NEXT) after the session's previous one. `known` (the
-    resolver's catalogue) gives what a person known by role carries: gender, unnamed, plural."""
+    resolver's catalogue) gives what a person known by role carries: gender, unnamed, plural.
+    `repeat_of` maps a new memory to the earlier one it repeats (graph/repeats.py)."""
+    repeats = dict(repeat_of or {})
     memory_rows: list[dict[str, Any]] = []
     next_edges: list[dict[str, str]] = []
     sessions: dict[str, dict[str, Any]] = {}
@@ -93,6 +97,7 @@ def batch_rows(
                 "embedding": vector,
                 "embedding_model": model_id,
                 "topic_candidates": resolution.candidates or None,
+                "repeat_of": repeats.get(memory_id),
             }
         )
         back = [(earlier, key, False) for earlier, key in resolution.back_mentions]
@@ -145,6 +150,10 @@ def batch_rows(
         "entities": list(entities.values()),
         "mentions": mentions,
         "relations": list(relations.values()),
+        # earlier memories said again in this batch, with how often
+        "repeated": [
+            {"id": original, "count": n} for original, n in Counter(repeats.values()).items()
+        ],
         # sources whose one-value-at-a-time facts this batch states: their validity is recomputed
         "single_valued_sources": sorted(
             {r["src"] for r in relations.values() if r["type"] in SINGLE_VALUED_TYPES}

@@ -29,6 +29,10 @@ class MemoryRecord:
     # the time the text speaks of ("last Saturday" → that day), when it names one
     event_start: float | None = None
     event_end: float | None = None
+    # near-duplicates (graph/repeats.py): the earlier memory this one says again, and how often
+    # this one was said again
+    repeat_of: str | None = None
+    repeats: int = 0
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> MemoryRecord:
@@ -51,6 +55,8 @@ class MemoryRecord:
             kind=row.get("kind") or "turn",
             event_start=row.get("event_start"),
             event_end=row.get("event_end"),
+            repeat_of=row.get("repeat_of"),
+            repeats=int(row.get("repeats") or 0),
         )
 
 

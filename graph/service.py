@@ -38,6 +38,7 @@ from graph.lexical import LexicalIndexes, LexicalScores
 from graph.limits import Limits
 from graph.reconcile import ReconcileReport, reconcile
 from graph.records import EntityRecord, MemoryFacts, MemoryRecord
+from graph.repeats import REPEAT_COSINE, Said, earliest_match
 from graph.store import Store
 from graph.vectors import VectorStore, encode_embedding
 
@@ -262,6 +263,7 @@ class MemoryService:
             fresh_ids = [ids[i] or "" for i in fresh]
             resolutions = self._resolve(user_id, resolver, batch, fresh, fresh_ids, extractions)
             matrix = np.stack([embedded[i] for i in fresh])
+            repeat_of = self._repeats(user_id, batch, fresh, fresh_ids, resolutions, matrix)
             sessions = sorted({s for i in fresh if (s := batch[i].session_id)})
             rows = batch_rows(
                 [batch[i] for i in fresh],
@@ -273,6 +275,7 @@ class MemoryService:
                 self.embedder.model_id,
                 now,
                 self._store.last_in_sessions(user_id, sessions),
+                repeat_of,
             )
             self._store.write_batch(user_id, **rows)
             for resolution in resolutions:
@@ -324,6 +327,48 @@ class MemoryService:
         return resolutions
 
     # -- deletion and pinning -----------------------------------------------------------------
+
+    def _repeats(
+        self,
+        user_id: str,
+        batch: list[NewMemory],
+        fresh: list[int],
+        fresh_ids: list[str],
+        resolutions: Sequence[Resolution],
+        matrix: Vector,
+    ) -> dict[str, str]:
+        """New memory id → the earlier memory it repeats (graph/repeats.py): the nearest
+        stored vectors and the batch's earlier turns, through the gate."""
+        said = [
+            Said(
+                fresh_ids[p],
+                batch[i].speaker,
+                batch[i].kind,
+                frozenset(resolutions[p].extraction.keys()),
+            )
+            for p, i in enumerate(fresh)
+        ]
+        hits: list[list[tuple[str, float]]] = []
+        for p in range(len(fresh)):
+            stored = self._vectors.search(user_id, matrix[p], 3)
+            within = [(fresh_ids[q], float(matrix[q] @ matrix[p])) for q in range(p)]
+            hits.append([(str(m), c) for m, c in [*stored, *within] if c >= REPEAT_COSINE])
+        wanted = {m for found in hits for m, _ in found} - set(fresh_ids)
+        records = self._store.memories(user_id, [MemoryId(m) for m in wanted]) if wanted else {}
+        known = {
+            str(r.id): Said(str(r.id), r.speaker, r.kind, frozenset(r.entity_keys))
+            for r in records.values()
+        }
+        known.update({s.id: s for s in said})
+        # a repeat of a repeat names the first saying
+        first = {str(r.id): r.repeat_of for r in records.values() if r.repeat_of}
+        out: dict[str, str] = {}
+        for new, found in zip(said, hits, strict=True):
+            pairs = [(known[m], c) for m, c in found if m in known]
+            match = earliest_match(new, pairs, REPEAT_COSINE)
+            if match is not None:
+                out[new.id] = out.get(match) or first.get(match) or match
+        return out
 
     def forget(self, user_id: str, memory_id: str) -> bool:
         _check_ids(user_id, memory_id)

@@ -93,6 +93,7 @@ class Store:
         sessions: list[dict[str, Any]],
         in_session: list[dict[str, Any]],
         single_valued_sources: list[str],
+        repeated: list[dict[str, Any]],
     ) -> int:
         rows = self._run(
             "write_memories",
@@ -105,6 +106,7 @@ class Store:
             sessions=sessions,
             in_session=in_session,
             single_valued_sources=single_valued_sources,
+            repeated=repeated,
             **_SINGLE_VALUED,
         )
         return int(rows[0]["created"]) if rows else 0

@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass, fields, replace
 
 from graph.errors import InvalidInput
+from graph.repeats import REPEAT_COSINE
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,9 @@ class RetrievalConfig:
     # many, newest first, and their similarity moves `time_lift` toward 1
     time_candidates: int = 30
     time_lift: float = 0.3
+    # two turns whose vectors' cosine is at least this are one memory said again: the block shows
+    # the newest once and counts the repeats in its frequency (1 switches it off)
+    repeat_cosine: float = REPEAT_COSINE
     # FAISS and BM25 candidates (at least 4 × maxMemories for FAISS)
     vector_k: int = 50
     lexical_k: int = 50

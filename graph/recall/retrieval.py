@@ -42,6 +42,7 @@ from graph.recall.stages import (
     Scorer,
     adjacency,
     card_keys,
+    collapse,
     cue_lifts,
     cued_evidence,
     entity_sources,
@@ -189,8 +190,11 @@ def _retrieve(
         scored = _with_neighbours(service, request, as_of, candidates, scorer, scored)
     on_screen = {str(t.id) for t in (window.first + window.last)} if window else set()
     own_episode = f"episode:{request.session_id}" if request.session_id is not None else None
+    ranked = rank(scored.values())
+    if config.repeat_cosine < 1:
+        ranked = _collapse_repeats(service, request, ranked)
     top, episodes = select(
-        rank(scored.values()), on_screen, own_episode, request.max_memories, config.max_episodes
+        ranked, on_screen, own_episode, request.max_memories, config.max_episodes
     )
     records = service.memories(user_id, [s.memory.id for s in top + episodes])
     shown_top = [s.shown(records[s.memory.id]) for s in top if s.memory.id in records]
@@ -236,6 +240,20 @@ def _facts(
 ) -> dict[str, MemoryFacts]:
     found = service.memory_facts(user_id, ids)
     return {str(i): m for i, m in found.items() if m.occurred_at <= as_of}
+
+
+def _collapse_repeats(
+    service: MemoryService, request: ContextRequest, ranked: list[Scored[MemoryFacts]]
+) -> list[Scored[MemoryFacts]]:
+    """Near-identical turns among the best 3 × maxMemories shown once (stages.collapse); the
+    rest of the ranking follows unchanged."""
+    config = request.config
+    turns = [s for s in ranked if s.memory.kind != "episode"]
+    head = turns[: request.max_memories * 3]
+    in_head = {s.memory.id for s in head}
+    rest = [s for s in ranked if s.memory.id not in in_head]
+    vectors = service.stored_vectors(request.user_id, [s.memory.id for s in head])
+    return rank([*collapse(head, vectors, config.repeat_cosine, config.weights), *rest])
 
 
 def _fill_cosine(

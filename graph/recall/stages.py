@@ -287,6 +287,53 @@ def select(
     return top[:max_memories], episodes[:max_episodes]
 
 
+def collapse(
+    ordered: Sequence[Scored[MemoryFacts]],
+    vectors: Mapping[str, Any],
+    threshold: float,
+    weights: Weights,
+) -> list[Scored[MemoryFacts]]:
+    """Near-identical memories (cosine of their vectors at least `threshold`: "I love pottery" said
+    in three sessions) are shown once: the group keeps the rank and score of its best member,
+    shows its newest, says `repeats:N` in `via`, and counts the repeats in its frequency (a tenth
+    per repeat, up to 1). `ordered` is best first; memories without a vector stay as they are."""
+    groups: list[list[Scored[MemoryFacts]]] = []
+    for item in ordered:
+        vector = vectors.get(item.memory.id)
+        home = None
+        if vector is not None:
+            for group in groups:
+                lead = vectors.get(group[0].memory.id)
+                if lead is not None and float(lead @ vector) >= threshold:
+                    home = group
+                    break
+        if home is None:
+            groups.append([item])
+        else:
+            home.append(item)
+    total = weights.similarity + weights.recency + weights.frequency
+    out: list[Scored[MemoryFacts]] = []
+    for group in groups:
+        best = group[0]
+        if len(group) == 1:
+            out.append(best)
+            continue
+        newest = max(group, key=lambda s: s.memory.occurred_at)
+        repeats = len(group) - 1
+        frequency = min(1.0, best.frequency + 0.1 * repeats)
+        gain = weights.frequency * (frequency - best.frequency) / total if total else 0.0
+        out.append(
+            replace(
+                best,
+                memory=newest.memory,
+                score=best.score + gain,
+                frequency=frequency,
+                via=(*best.via, f"repeats:{repeats}"),
+            )
+        )
+    return out
+
+
 def card_keys(seeds: Seeds, expanded: Mapping[str, str], max_cards: int) -> list[str]:
     """Seeds first, then expanded entities."""
     return [*seeds.keys, *expanded][:max_cards]
