@@ -1,5 +1,5 @@
 """The ASGI app: POST /graphql (GraphiQL on GET), MCP's streamable HTTP at /mcp, GET /healthz,
-resources in the lifespan."""
+GET /metrics (Prometheus), resources in the lifespan."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from api.auth import Denied, KeyRing
 from api.errors import format_error
 from api.loaders import Context
 from api.mcp_server import build_server, key_caller
+from api.metrics import Metrics
 from api.schema import schema
 from api.settings import Settings
 
@@ -42,7 +43,7 @@ class RecollectGraphQL(GraphQL[Context, None]):
         runtime = self.app_state.runtime
         keyring: KeyRing = self.app_state.keyring
         principal = keyring.authenticate(request.headers.get("authorization"))
-        return Context(service=runtime.service, principal=principal)
+        return Context(service=runtime.service, principal=principal, metrics=self.app_state.metrics)
 
     async def process_result(
         self, request: Request | WebSocket, result: ExecutionResult
@@ -168,6 +169,9 @@ def create_app(settings: Settings | None = None, runtime: Any = None) -> Starlet
         middleware=[Middleware(BodyLimit, limit=settings.max_body_bytes)],
     )
     app.state.keyring = keyring
+    metrics = Metrics(lambda: getattr(app.state, "runtime", None))
+    app.state.metrics = metrics
+    app.add_route("/metrics", metrics.endpoint, methods=["GET"])
     graphql_app = RecollectGraphQL(app.state)
     app.add_route("/graphql", graphql_app)  # type: ignore[arg-type]  # an ASGI app, not a view
     for route in agent_app.routes:  # the SDK's one /mcp route, behind the key check

@@ -17,18 +17,25 @@ from graph.errors import RecollectError
 log = logging.getLogger("recollect.api")
 
 
+def error_code(error: GraphQLError) -> str:
+    """The code a client sees for `error` (also the label /metrics counts it by)."""
+    original = error.original_error
+    if isinstance(original, RecollectError):
+        return original.code
+    if not error.path:
+        # no resolver path: parsing, validation or variable coercion rejected the request
+        return "BAD_USER_INPUT"
+    return "INTERNAL_SERVER_ERROR"
+
+
 def format_error(error: GraphQLError) -> dict[str, Any]:
     formatted: dict[str, Any] = dict(error.formatted)
     original = error.original_error
+    code = error_code(error)
     if isinstance(original, RecollectError):
-        code = original.code
         formatted["message"] = str(original)
-    elif not error.path:
-        # no resolver path: parsing, validation or variable coercion rejected the request
-        code = "BAD_USER_INPUT"
-    else:
+    elif code == "INTERNAL_SERVER_ERROR":
         log.error("unhandled error in %s", error.path, exc_info=original)
-        code = "INTERNAL_SERVER_ERROR"
         formatted["message"] = "internal error"
     extensions = dict(formatted.get("extensions") or {})
     extensions["code"] = code

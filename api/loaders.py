@@ -29,6 +29,7 @@ async def call(fn: Callable[..., T], *args: Any) -> T:
 class Context:
     service: MemoryService
     principal: Principal
+    metrics: Any = None  # api.metrics.Metrics of the app, when it keeps them
     entity_loader: DataLoader[tuple[str, str], EntityRecord | None] = field(init=False)
     entity_memories_loader: DataLoader[tuple[str, str, int], list[MemoryRecord]] = field(init=False)
 

@@ -15,6 +15,7 @@ from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDept
 from strawberry.types import Info
 
 from api.loaders import Context, call
+from api.metrics import MetricsExtension
 from api.types import (
     ContextBlock,
     EntityCard,
@@ -216,5 +217,6 @@ schema = strawberry.Schema(
         lambda: QueryDepthLimiter(max_depth=MAX_DEPTH),
         lambda: MaxAliasesLimiter(max_alias_count=MAX_ALIASES),
         lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
+        MetricsExtension,
     ],
 )

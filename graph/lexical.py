@@ -225,6 +225,11 @@ class LexicalIndexes:
         self._lock = threading.Lock()
         self._build_lock = threading.Lock()  # one first build at a time
 
+    def cached_users(self) -> int:
+        """Users whose BM25 index is held in memory (for /metrics)."""
+        with self._lock:
+            return len(self._indexes)
+
     def drop(self, user_id: str) -> None:
         """Forgets the user's index; the next query builds it from the graph."""
         with self._lock:

@@ -78,6 +78,7 @@ class MemoryService:
         self._write_lock = threading.Lock()
         self._catalog_lock = threading.Lock()
         self._catalogs: dict[str, Resolver] = {}
+        self.ingested = 0  # memories written since start (for /metrics)
         self._speakers: dict[str, Counter[str]] = {}  # turns per speaker, guarded by _catalog_lock
         self._lexical = LexicalIndexes(
             store.memory_texts, schedule=lambda rebuild, user: self.background(rebuild, user)
@@ -278,6 +279,7 @@ class MemoryService:
                 repeat_of,
             )
             self._store.write_batch(user_id, **rows)
+            self.ingested += len(fresh)
             for resolution in resolutions:
                 for source, target in resolution.merges:
                     self._store.merge_entities(user_id, source, target)
@@ -369,6 +371,16 @@ class MemoryService:
             if match is not None:
                 out[new.id] = out.get(match) or first.get(match) or match
         return out
+
+    def cache_sizes(self) -> dict[str, int]:
+        """Users held in each per-user cache (for /metrics)."""
+        with self._catalog_lock:
+            catalogs = len(self._catalogs)
+        return {
+            "vectors": self._vectors.cached_users(),
+            "lexical": self._lexical.cached_users(),
+            "catalog": catalogs,
+        }
 
     def forget(self, user_id: str, memory_id: str) -> bool:
         _check_ids(user_id, memory_id)

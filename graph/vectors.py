@@ -104,6 +104,11 @@ class VectorStore:
             entry.dirty = True
         return entry
 
+    def cached_users(self) -> int:
+        """Users whose index is held in memory (for /metrics)."""
+        with self._lock:
+            return len(self._users)
+
     def flush(self) -> int:
         """Saves every changed index atomically; returns how many were written."""
         written = 0

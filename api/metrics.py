@@ -1,0 +1,130 @@
+"""GET /metrics in the Prometheus text format (prometheus-client).
+
+Per GraphQL operation (the root fields a request selects, so the label set is the schema's, never
+user text): requests by outcome and latency, and errors by code (STORE_UNAVAILABLE and QUERY_FAILED
+are the store's). Read from the runtime at scrape time: memories ingested, users held in each
+per-user cache, engine restarts and whether the engine answers. One registry per app, so that
+several apps in one process (tests) do not collide.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+)
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.registry import Collector
+from starlette.requests import Request
+from starlette.responses import Response
+from strawberry.extensions import SchemaExtension
+
+from api.errors import error_code
+
+# context calls take tens of milliseconds, long rememberMany batches seconds
+BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+
+
+class Metrics:
+    """The app's registry and the instruments the request path updates."""
+
+    def __init__(self, runtime: Callable[[], Any]) -> None:
+        self.registry = CollectorRegistry()
+        self.requests = Counter(
+            "recollect_graphql_requests",
+            "GraphQL requests by root field and outcome (ok or error)",
+            ["operation", "outcome"],
+            registry=self.registry,
+        )
+        self.latency = Histogram(
+            "recollect_graphql_request_seconds",
+            "GraphQL execution time by root field",
+            ["operation"],
+            buckets=BUCKETS,
+            registry=self.registry,
+        )
+        self.errors = Counter(
+            "recollect_graphql_errors",
+            "GraphQL errors by code (STORE_UNAVAILABLE and QUERY_FAILED come from the store)",
+            ["code"],
+            registry=self.registry,
+        )
+        self.registry.register(_RuntimeCollector(runtime))
+
+    def observe(self, operations: list[str], seconds: float, codes: list[str]) -> None:
+        outcome = "error" if codes else "ok"
+        for operation in operations or ["unknown"]:
+            self.requests.labels(operation, outcome).inc()
+            self.latency.labels(operation).observe(seconds)
+        for code in codes:
+            self.errors.labels(code).inc()
+
+    async def endpoint(self, request: Request) -> Response:
+        return Response(generate_latest(self.registry), media_type=CONTENT_TYPE_LATEST)
+
+
+class _RuntimeCollector(Collector):
+    """What the runtime knows, read when scraped (nothing to keep in step)."""
+
+    def __init__(self, runtime: Callable[[], Any]) -> None:
+        self.runtime = runtime
+
+    def collect(self) -> Iterator[Any]:
+        rt = self.runtime()
+        if rt is None:  # still starting
+            return
+        ingested = CounterMetricFamily(
+            "recollect_memories_ingested", "Memories written since the service started"
+        )
+        ingested.add_metric([], rt.service.ingested)
+        yield ingested
+        cached = GaugeMetricFamily(
+            "recollect_cached_users", "Users held in each per-user cache", labels=["cache"]
+        )
+        for cache, users in rt.service.cache_sizes().items():
+            cached.add_metric([cache], users)
+        yield cached
+        restarts = CounterMetricFamily(
+            "recollect_engine_restarts", "Embedded engine restarts after it died"
+        )
+        restarts.add_metric([], rt.restarts)
+        yield restarts
+        up = GaugeMetricFamily("recollect_engine_up", "1 when the graph engine answers a ping")
+        up.add_metric([], 1.0 if rt.executor.ping() else 0.0)
+        yield up
+
+
+class MetricsExtension(SchemaExtension):
+    """Times each execution and reports it to the request context's `metrics`, if any."""
+
+    def on_execute(self) -> Iterator[None]:
+        started = time.perf_counter()
+        yield
+        context = self.execution_context.context
+        metrics: Metrics | None = getattr(context, "metrics", None)
+        if metrics is None:
+            return
+        result = self.execution_context.result
+        codes = [error_code(e) for e in (result.errors or [])] if result is not None else []
+        metrics.observe(_root_fields(self.execution_context), time.perf_counter() - started, codes)
+
+
+def _root_fields(execution_context: Any) -> list[str]:
+    document = execution_context.graphql_document
+    if document is None:
+        return []
+    names: list[str] = []
+    for definition in document.definitions:
+        selection_set = getattr(definition, "selection_set", None)
+        for selection in getattr(selection_set, "selections", ()):
+            name = getattr(getattr(selection, "name", None), "value", None)
+            if name and name not in names:
+                names.append(name)
+    return names

@@ -1,0 +1,50 @@
+"""GET /metrics: Prometheus text with requests, latency and errors per GraphQL operation, ingest
+counts, cache sizes and engine state — on the embedded engine with the real models."""
+
+from __future__ import annotations
+
+from prometheus_client.parser import text_string_to_metric_families
+
+from tests.conftest import Api
+from tests.documents import REMEMBER_MANY
+
+ASK = 'query { context(userId: "mx-secret-user", message: "Where does Mary live?") { text } }'
+BAD = 'query { context(userId: "mx-secret-user", message: "Mary?", tokenBudget: 1) { text } }'
+
+
+def _samples(api: Api) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    response = api.client.get("/metrics")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/plain")
+    assert "mx-secret-user" not in response.text, "no user data in the metrics"
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(response.text)
+        for s in family.samples
+    }
+
+
+def test_metrics_count_operations_errors_ingest_and_caches(api: Api) -> None:
+    before = _samples(api)
+    inputs = [{"userId": "mx-secret-user", "text": "My sister Mary lives in Boston."}]
+    api.ok(REMEMBER_MANY, inputs=inputs)
+    api.ok(ASK)
+    api.ok(ASK)
+    api.raw(BAD)
+    after = _samples(api)
+
+    def delta(name: str, **labels: str) -> float:
+        key = (name, tuple(sorted(labels.items())))
+        return after.get(key, 0.0) - before.get(key, 0.0)
+
+    ok = "recollect_graphql_requests_total"
+    assert delta(ok, operation="context", outcome="ok") == 2
+    assert delta(ok, operation="rememberMany", outcome="ok") == 1
+    assert delta("recollect_graphql_request_seconds_count", operation="context") == 3
+    assert delta("recollect_memories_ingested_total") == 1
+    assert after[("recollect_cached_users", (("cache", "vectors"),))] >= 1
+    assert after[("recollect_engine_up", ())] == 1
+    assert after[("recollect_engine_restarts_total", ())] == 0
+    assert delta(ok, operation="context", outcome="error") == 1
+    code = api.error_code(BAD)
+    assert delta("recollect_graphql_errors_total", code=code) == 1
