@@ -280,6 +280,9 @@ def main() -> None:
                 client.call("mutation($u: ID!) { forgetUser(userId: $u) }", u=question.user)
                 started = time.perf_counter()
                 ids = ingest(client, question, args.batch)
+                # sessions left idle are ended (episodes written) off the request path: that work
+                # is part of ingest, so it is waited for and timed too
+                runtime.service.drain()
                 seconds = time.perf_counter() - started
                 # the service embedded exactly the baseline's "Speaker: text" with the same
                 # model: its stored vectors are the dense baseline's corpus, not embedded twice
@@ -312,7 +315,9 @@ def main() -> None:
             methods["dense MiniLM"].add(question, dense)
             methods["hybrid RRF"].add(question, Baselines.rrf(lexical, dense))
             print(f"  {n}/{len(questions)} {question.qid} ({question.kind})", file=sys.stderr)
-    report(methods, questions, latencies, fresh_turns, fresh_seconds)
+        # printed before the service closes: closing flushes every user's index
+        report(methods, questions, latencies, fresh_turns, fresh_seconds)
+        sys.stdout.flush()
 
 
 def report(

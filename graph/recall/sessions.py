@@ -59,6 +59,11 @@ def _summary(
     if not items:
         return []
     relevance = [episodes.salience(i.text, names, i.memory_id in fact_turns) for i in items]
+    # only the most salient sentences are embedded for MMR: a session of long assistant replies
+    # has hundreds, and embedding them all cost as much as ingesting the session again
+    keep = sorted(sorted(range(len(items)), key=lambda i: -relevance[i])[: config.candidates])
+    items = [items[i] for i in keep]
+    relevance = [relevance[i] for i in keep]
     vectors = service.embed([embedding_text(i.text, i.speaker) for i in items])
     chosen = episodes.select(items, relevance, vectors, words, config.mmr_lambda)
     # each speaker's sentences in the third person: "Caroline went to …"; with two speakers,
