@@ -115,14 +115,18 @@ def trim(sentence: str, names: Iterable[str]) -> str:
 
 
 def candidates(
-    turns: Sequence[tuple[str, str | None, str]], names: Iterable[str]
+    turns: Sequence[tuple[str, str | None, str]], names: Iterable[str], max_words: int = 40
 ) -> list[Sentence]:
     """The sentences of (memory id, speaker, text) turns that may enter: no questions, no
-    greetings or thanks, no formulas."""
+    greetings or thanks, no formulas, and none over `max_words` (a third of an episode: an
+    assistant's list or code block that the splitter leaves whole, which would cost an
+    embedding of hundreds of word pieces and never fit)."""
     names = list(names)
     out: list[Sentence] = []
     for memory_id, speaker, text in turns:
         for sentence in textrank.sentences(text) or [text.strip()]:
+            if len(sentence.split()) > max_words:
+                continue
             if _QUESTION.search(sentence) or is_phatic(_ASIDE.sub("", sentence), names):
                 continue
             out.append(Sentence(trim(sentence, names), speaker, memory_id, len(out)))

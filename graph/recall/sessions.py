@@ -55,7 +55,9 @@ def _summary(
     """The sentences of `turns` that say the most, without redundancy, within `words`
     (graph/recall/episodes.py), in the third person."""
     names = _names(turns)
-    items = episodes.candidates([(t.id, t.speaker, t.text) for t in turns], names)
+    items = episodes.candidates(
+        [(t.id, t.speaker, t.text) for t in turns], names, config.max_sentence_words
+    )
     if not items:
         return []
     relevance = [episodes.salience(i.text, names, i.memory_id in fact_turns) for i in items]
