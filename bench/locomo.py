@@ -360,7 +360,33 @@ def main() -> None:
     )
     parser.add_argument("--batch", type=int, default=128, help="rememberMany batch size")
     parser.add_argument("--clean", action="store_true", help="forgetUser after each conversation")
-    run(parser.parse_args())
+    parser.add_argument(
+        "--ablate",
+        action="store_true",
+        help="also run `default` without each change-and-time lever (in-process service only)",
+    )
+    args = parser.parse_args()
+    if args.ablate:
+        args.profiles += "," + ",".join(add_ablations())
+    run(args)
+
+
+def add_ablations() -> list[str]:
+    """Profiles that switch one lever of `default` off, registered in this process only (the
+    service's presets stay as shipped): event-time candidates and lift, the collapse of
+    near-identical turns, the preference by the time a question asks about."""
+    from dataclasses import replace
+
+    from graph.recall.config import PRESETS
+
+    base = PRESETS["default"]
+    ablations = {
+        "default-no-time": replace(base, time_lift=0.0),
+        "default-no-repeats": replace(base, repeat_cosine=1.0),
+        "default-no-tense": replace(base, superseded_demotion=0.0),
+    }
+    PRESETS.update(ablations)
+    return list(ablations)
 
 
 if __name__ == "__main__":
