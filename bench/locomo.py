@@ -374,7 +374,7 @@ def main() -> None:
 def add_ablations() -> list[str]:
     """Profiles that switch one lever of `default` off, registered in this process only (the
     service's presets stay as shipped): event-time candidates and lift, the collapse of
-    near-identical turns, the preference by the time a question asks about."""
+    near-identical turns, the demotion of the value a question does not ask about."""
     from dataclasses import replace
 
     from graph.recall.config import PRESETS
@@ -383,7 +383,7 @@ def add_ablations() -> list[str]:
     ablations = {
         "default-no-time": replace(base, time_lift=0.0),
         "default-no-repeats": replace(base, repeat_cosine=1.0),
-        "default-no-tense": replace(base, superseded_demotion=0.0),
+        "default-no-demotion": replace(base, superseded_demotion=0.0),
     }
     PRESETS.update(ablations)
     return list(ablations)
