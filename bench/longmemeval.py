@@ -46,8 +46,8 @@ DEFAULT_DATA = ROOT.parent / "shared" / "data" / "longmemeval-dev" / "longmemeva
 DEFAULT_CACHE = Path(
     os.environ.get("RECOLLECT_BENCH_CACHE", Path.home() / ".cache" / "recollect-bench")
 )
-# retrieval-only modules: changing them does not change what ingest writes
-RETRIEVAL_ONLY = {"block.py", "retrieval.py", "scoring.py", "stages.py"}
+# modules of graph/ that do not change what ingest writes (retrieval, export)
+RETRIEVAL_ONLY = {"block.py", "retrieval.py", "scoring.py", "stages.py", "tense.py", "export.py"}
 MAX_CHARS = 20_000
 DEPTH = 10
 KS = (5, 10)

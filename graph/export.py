@@ -8,6 +8,7 @@ parameter).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,26 +113,28 @@ class Exporter:
 def write_graphml(source: Executor, users: list[str], path: Path) -> ExportCounts:
     """One GraphML file with the users' entities, memories and edges (for Gephi or yEd).
 
-    Embeddings are left out: GraphML attributes are scalars."""
+    GraphML attributes are scalars: a list property (a relation's evidence, an entity's aliases,
+    a session's topics) is written as its JSON text; embeddings are left out."""
     import networkx as nx
 
     graph = nx.MultiDiGraph()
     counts = ExportCounts(users=list(users))
 
     def scalars(props: dict[str, Any]) -> dict[str, Any]:
-        return {k: v for k, v in props.items() if isinstance(v, str | int | float | bool)}
+        out: dict[str, Any] = {}
+        for key, value in props.items():
+            if isinstance(value, str | int | float | bool) and key != "embedding":
+                out[key] = value
+            elif isinstance(value, list):
+                out[key] = json.dumps(value)
+        return out
 
     for user_id in users:
         params = {"user_id": user_id}
         for row in source.run("export_entities", params):
             props = dict(row["props"])
-            aliases = props.get("aliases") or []
-            graph.add_node(
-                f"{user_id}/{props['key']}",
-                kind="entity",
-                aliases="|".join(aliases),
-                **scalars(props),
-            )
+            props["aliases"] = props.get("aliases") or []
+            graph.add_node(f"{user_id}/{props['key']}", kind="entity", **scalars(props))
             counts.entities += 1
         for rows in _memories(source, user_id, 500):
             for props in rows:

@@ -7,6 +7,7 @@ Bolt round trip between two embedded engines cannot run here (see the notes of i
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -104,3 +105,8 @@ def test_graphml(source: Api, tmp_path: Path) -> None:
     assert {"MENTIONS", "NEXT", "FAMILY_OF", "LIVES_IN"} <= types
     mary = graph.nodes[f"{USER}/person:mary"]
     assert mary["label"] == "Mary" and mary["kind"] == "entity"
+    assert isinstance(json.loads(mary["aliases"]), list)
+    # list properties are kept, as JSON: a relation's evidence names real memories
+    facts = [d for _, _, d in graph.edges(data=True) if d["type"] == "LIVES_IN"]
+    evidence = json.loads(facts[0]["evidence"])
+    assert evidence and all(graph.has_node(f"{USER}/{m}") for m in evidence)
