@@ -351,9 +351,11 @@ class MemoryService:
             for p, i in enumerate(fresh)
         ]
         hits: list[list[tuple[str, float]]] = []
+        batch_cosine = matrix @ matrix.T  # the batch's earlier turns count too
         for p in range(len(fresh)):
             stored = self._vectors.search(user_id, matrix[p], 3)
-            within = [(fresh_ids[q], float(matrix[q] @ matrix[p])) for q in range(p)]
+            earlier = np.flatnonzero(batch_cosine[p, :p] >= REPEAT_COSINE)
+            within = [(fresh_ids[q], float(batch_cosine[p, q])) for q in earlier]
             hits.append([(str(m), c) for m, c in [*stored, *within] if c >= REPEAT_COSINE])
         wanted = {m for found in hits for m, _ in found} - set(fresh_ids)
         records = self._store.memories(user_id, [MemoryId(m) for m in wanted]) if wanted else {}
