@@ -294,7 +294,8 @@ class Resolver:
             if src is None or dst is None or src == dst:
                 continue
             relations.setdefault((src, rel.type, dst), Relation(src, rel.type, dst, rel.role))
-            if rel.role and rel.type in _PERSONAL and not self.entities[dst].unnamed:
+            named = self.entities.get(dst)  # a role resolved this batch may not be known yet
+            if rel.role and rel.type in _PERSONAL and named is not None and not named.unnamed:
                 self._named_role(src, rel.role, dst, out)
         if speaker is not None:
             _touch(session.talkers, speaker)

@@ -245,3 +245,23 @@ def test_a_cold_catalogue_reads_candidates_and_session_people_from_the_graph(api
     card = _card(api, user, "topic:harbour_lighthouse")
     assert card is not None
     assert {m["id"] for m in card["memories"]} == {first[0], later[1]}
+
+
+def test_a_role_and_its_name_in_one_sentence_about_a_third_person(api: Api) -> None:
+    """Found by the LongMemEval run: "her husband Gabriel … her husband" about someone other than
+    the speaker made the resolver look up the role's entity before it existed (KeyError)."""
+    user = "kg-third-person-role"
+    _say(
+        api,
+        user,
+        [
+            (
+                "Assistant",
+                "Alicia Berenson, a famous painter, shoots her husband Gabriel, a fashion "
+                "photographer, at their home in London. She remains silent, even when her "
+                "husband dies from his injuries.",
+            )
+        ],
+    )
+    alicia = _card(api, user, "person:alicia_berenson")
+    assert ("PARTNER_OF", "out", "person:gabriel") in _facts(alicia)
