@@ -241,6 +241,11 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=128, help="rememberMany batch size")
     parser.add_argument("--cache", default=str(DEFAULT_CACHE), help="cache directory")
     parser.add_argument("--fresh", action="store_true", help="ingest again, embed again")
+    parser.add_argument(
+        "--data-dir",
+        help="use this ingest cache instead of the current code's (one made by a version whose "
+        "ingest differs only in ways you can vouch for); missing users are ingested into it",
+    )
     args = parser.parse_args()
 
     questions = ordered(load(Path(args.data)))
@@ -251,7 +256,7 @@ def main() -> None:
     if not questions:
         sys.exit("no questions selected")
     cache = Path(args.cache) / "longmemeval"
-    data_dir = cache / f"ingest-{ingest_key()}"
+    data_dir = Path(args.data_dir) if args.data_dir else cache / f"ingest-{ingest_key()}"
     if args.fresh and data_dir.exists():
         import shutil
 
