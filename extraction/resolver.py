@@ -294,8 +294,10 @@ class Resolver:
             if src is None or dst is None or src == dst:
                 continue
             relations.setdefault((src, rel.type, dst), Relation(src, rel.type, dst, rel.role))
-            named = self.entities.get(dst)  # a role resolved this batch may not be known yet
-            if rel.role and rel.type in _PERSONAL and named is not None and not named.unnamed:
+            # a role resolved in this batch may not be a known entity yet
+            dst_entity = self.entities.get(dst)
+            dst_is_named = dst_entity is not None and not dst_entity.unnamed
+            if rel.role and rel.type in _PERSONAL and dst_is_named:
                 self._named_role(src, rel.role, dst, out)
         if speaker is not None:
             _touch(session.talkers, speaker)
