@@ -61,15 +61,11 @@ def resolve(phrase: str, base: float) -> Interval | None:
     decade = _DECADE.search(text)
     if decade:
         year = int(decade.group(1) + decade.group(2) + "0")
-        return _stamp(datetime(year, 1, 1, tzinfo=UTC)), _stamp(
-            datetime(year + 10, 1, 1, tzinfo=UTC)
-        )
+        return _years(year, 10)
     year_only = _YEAR_ONLY.match(text)
     if year_only:  # dateparser reads a bare year as today's day in that year
         year = int(year_only.group(1))
-        return _stamp(datetime(year, 1, 1, tzinfo=UTC)), _stamp(
-            datetime(year + 1, 1, 1, tzinfo=UTC)
-        )
+        return _years(year, 1)
     said = datetime.fromtimestamp(base, tz=UTC).replace(tzinfo=None)
     parser = _parser_class()(
         languages=["en"],
