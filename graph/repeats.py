@@ -38,7 +38,7 @@ def is_repeat(new: Said, old: Said) -> bool:
     )
 
 
-def earliest_match(new: Said, hits: Sequence[tuple[Said, float]], threshold: float) -> str | None:
+def closest_repeat(new: Said, hits: Sequence[tuple[Said, float]], threshold: float) -> str | None:
     """The most similar earlier memory `new` repeats, among (memory, cosine) hits, if any."""
     passing = [(cos, old.id) for old, cos in hits if cos >= threshold and is_repeat(new, old)]
     return max(passing)[1] if passing else None

@@ -38,7 +38,7 @@ from graph.lexical import LexicalIndexes, LexicalScores
 from graph.limits import Limits
 from graph.reconcile import ReconcileReport, reconcile
 from graph.records import EntityRecord, MemoryFacts, MemoryRecord
-from graph.repeats import REPEAT_COSINE, Said, earliest_match
+from graph.repeats import REPEAT_COSINE, Said, closest_repeat
 from graph.store import Store
 from graph.vectors import VectorStore, encode_embedding
 
@@ -369,7 +369,7 @@ class MemoryService:
         out: dict[str, str] = {}
         for new, found in zip(said, hits, strict=True):
             pairs = [(known[m], c) for m, c in found if m in known]
-            match = earliest_match(new, pairs, REPEAT_COSINE)
+            match = closest_repeat(new, pairs, REPEAT_COSINE)
             if match is not None:
                 out[new.id] = out.get(match) or first.get(match) or match
         return out

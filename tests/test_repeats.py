@@ -9,7 +9,7 @@ import numpy as np
 from graph.recall.config import Weights
 from graph.recall.stages import Scored, collapse
 from graph.records import MemoryFacts
-from graph.repeats import Said, earliest_match, is_repeat
+from graph.repeats import Said, closest_repeat, is_repeat
 from tests.conftest import Api
 from tests.documents import REMEMBER_MANY
 
@@ -26,8 +26,8 @@ def test_the_gate_wants_the_same_speaker_and_the_same_entities() -> None:
     assert not is_repeat(new, Said("o", "Alice", "episode", new.entity_keys))
     same = _said("o1", keys=tuple(new.entity_keys))
     close = _said("o2", keys=tuple(new.entity_keys))
-    assert earliest_match(new, [(same, 0.96), (close, 0.99)], 0.95) == "o2"
-    assert earliest_match(new, [(same, 0.90)], 0.95) is None
+    assert closest_repeat(new, [(same, 0.96), (close, 0.99)], 0.95) == "o2"
+    assert closest_repeat(new, [(same, 0.90)], 0.95) is None
 
 
 def _scored(i: str, score: float, occurred: float) -> Scored[MemoryFacts]:
