@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from locomo import DEFAULT_DATA, Turn, baseline_text, ingest, load, service
+from locomo import DEFAULT_DATA, Turn, baseline_text, conversation_files, ingest, load, service
 from rouge_score import rouge_scorer
 
 from graph.recall import textrank
@@ -81,11 +81,7 @@ def main() -> None:
     parser.add_argument("--examples", type=int, default=3, help="episodes printed in full")
     parser.add_argument("--dump", help="write every episode, baseline and reference as JSON here")
     args = parser.parse_args()
-    files = sorted(Path(args.data).glob("*.json"))
-    if args.only:
-        files = [f for f in files if f.stem in set(args.only.split(","))]
-    if not files:
-        sys.exit(f"no conversations in {args.data}")
+    files = conversation_files(args.data, args.only)
     scorer = rouge_scorer.RougeScorer(list(METRICS), use_stemmer=True)
     scores: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     words: dict[str, list[int]] = defaultdict(list)

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from locomo import DEFAULT_DATA, Conversation, ingest, load, service
+from locomo import DEFAULT_DATA, Conversation, conversation_files, ingest, load, service
 
 NAMED = {"person", "org", "place", "event", "project"}
 UNTYPED = {"RELATED_TO"}
@@ -218,11 +218,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=128, help="rememberMany batch size")
     parser.add_argument("--quiet", action="store_true", help="tables only, no samples")
     args = parser.parse_args()
-    files = sorted(Path(args.data).glob("*.json"))
-    if args.only:
-        files = [f for f in files if f.stem in set(args.only.split(","))]
-    if not files:
-        sys.exit(f"no conversations in {args.data}")
+    files = conversation_files(args.data, args.only)
     rng = random.Random(0)
     rows: list[tuple[str, Quality]] = []
     total = Quality()

@@ -201,8 +201,10 @@ class Client:
         return dict(body["data"])
 
 
-def ingest(client: Client, conversation: Conversation, batch: int) -> None:
-    """Every turn as one memory through rememberMany, in batches, as the README's protocol says."""
+def ingest(client: Client, conversation: Conversation, batch: int) -> list[str]:
+    """Every turn as one memory through rememberMany, in batches, as the README's protocol says;
+    the memory ids in turn order."""
+    ids: list[str] = []
     inputs = [
         {
             "userId": conversation.user,
@@ -215,7 +217,20 @@ def ingest(client: Client, conversation: Conversation, batch: int) -> None:
         for t in conversation.turns
     ]
     for start in range(0, len(inputs), batch):
-        client.call(REMEMBER_MANY, inputs=inputs[start : start + batch])
+        made = client.call(REMEMBER_MANY, inputs=inputs[start : start + batch])
+        ids += [m["id"] for m in made["rememberMany"]]
+    return ids
+
+
+def conversation_files(data: str, only: str | None = None) -> list[Path]:
+    """The LoCoMo files in `data`, or those whose stems `only` lists (e.g. "26,30"); exits with a
+    message when there are none."""
+    files = sorted(Path(data).glob("*.json"))
+    if only:
+        files = [f for f in files if f.stem in set(only.split(","))]
+    if not files:
+        sys.exit(f"no conversations in {data}")
+    return files
 
 
 @contextmanager
@@ -260,9 +275,7 @@ def service(url: str | None) -> Iterator[tuple[Client, Callable[[list[str]], np.
 
 
 def run(args: argparse.Namespace) -> None:
-    files = sorted(Path(args.data).glob("*.json"))
-    if not files:
-        sys.exit(f"no conversations in {args.data}")
+    files = conversation_files(args.data)
     conversations = [load(p) for p in files]
     profiles = args.profiles.split(",")
     methods = {

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from locomo import Baselines, Client, Conversation, Turn
+from locomo import Baselines, Client, Conversation, Turn, ingest
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "longmemeval-dev" / "longmemeval_s_dev.json.gz"
@@ -52,7 +52,6 @@ MAX_CHARS = 20_000
 DEPTH = 10
 KS = (5, 10)
 
-REMEMBER_MANY = """mutation($inputs: [MemoryInput!]!) { rememberMany(inputs: $inputs) { id } }"""
 CONTEXT = """query($user: ID!, $message: String!, $asOf: DateTime, $max: Int) {
   context(userId: $user, message: $message, asOf: $asOf, maxMemories: $max) {
     memories { memory { externalId } }
@@ -210,26 +209,6 @@ def baseline_vectors(path: Path, question: Question, embed: Any) -> np.ndarray:
     return np.asarray(np.load(path))
 
 
-def ingest(client: Client, question: Question, batch: int) -> list[str]:
-    """Every turn through rememberMany; the memory ids in turn order."""
-    ids: list[str] = []
-    inputs = [
-        {
-            "userId": question.user,
-            "text": t.text,
-            "speaker": t.speaker,
-            "occurredAt": t.occurred_at,
-            "sessionId": t.session,
-            "externalId": t.dia_id,
-        }
-        for t in question.turns
-    ]
-    for start in range(0, len(inputs), batch):
-        made = client.call(REMEMBER_MANY, inputs=inputs[start : start + batch])
-        ids += [m["id"] for m in made["rememberMany"]]
-    return ids
-
-
 # -- the run -------------------------------------------------------------------------------------
 
 
@@ -281,10 +260,11 @@ def main() -> None:
             lambda q, v: dict(http.post("/graphql", json={"query": q, "variables": v}).json())
         )
         for n, question in enumerate(questions, 1):
+            conversation = Conversation(question.user, question.turns, [], question.as_of)
             if question.user not in manifest.users:
                 client.call("mutation($u: ID!) { forgetUser(userId: $u) }", u=question.user)
                 started = time.perf_counter()
-                ids = ingest(client, question, args.batch)
+                ids = ingest(client, conversation, args.batch)
                 # sessions left idle are ended (episodes written) off the request path: that work
                 # is part of ingest, so it is waited for and timed too
                 runtime.service.drain()
@@ -307,7 +287,6 @@ def main() -> None:
             methods["recollect"].add(
                 question, [m["memory"]["externalId"] for m in data["context"]["memories"]]
             )
-            conversation = Conversation(question.user, question.turns, [], question.as_of)
             vectors = baseline_vectors(
                 vector_path(Path(args.cache), question, model), question, runtime.service.embed
             )
