@@ -152,3 +152,25 @@ def test_time_lifts_prefer_the_value_of_the_time_asked_about() -> None:
     assert time_lifts(rows, lifts, None, 0.5, 0.3) == lifts
     assert time_lifts(rows, lifts, Focus.PRESENT, 0.5, 0.3) == {**lifts, "old": -0.5}
     assert time_lifts(rows, lifts, Focus.PAST, 0.5, 0.3) == {**lifts, "old": 0.3, "new": -0.5}
+
+
+MERGE = """mutation($user: ID!, $sources: [String!]!, $into: String!) {
+  mergeEntities(userId: $user, sources: $sources, into: $into) { key } }"""
+
+
+def test_a_merge_brings_a_newer_value_and_supersedes_the_old_one(api: Api) -> None:
+    """Two names of one person, corrected by hand: the merged facts are one value at a time."""
+    user = "ku-merge"
+    inputs = [
+        {"userId": user, "speaker": who, "text": text, "occurredAt": when}
+        for when, who, text in [
+            ("2023-01-10T09:00:00Z", "Alice", "I live in Boston."),
+            ("2023-06-01T09:00:00Z", "Jo", "I live in Lisbon now."),
+        ]
+    ]
+    api.ok(REMEMBER_MANY, inputs=inputs)
+    assert all(h["current"] for h in _homes(api, user))
+    api.ok(MERGE, user=user, sources=["person:jo"], into="person:alice")
+    homes = {h["target"]["key"]: h for h in _homes(api, user)}
+    assert homes["place:lisbon"]["current"] and not homes["place:boston"]["current"]
+    assert homes["place:boston"]["validTo"].startswith("2023-06-01")
