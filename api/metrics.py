@@ -27,8 +27,10 @@ from starlette.responses import Response
 from strawberry.extensions import SchemaExtension
 
 from api.errors import error_code
+from graph.tally import counting
 
 # context calls take tens of milliseconds, long rememberMany batches seconds
+STATEMENT_BUCKETS = (1, 2, 4, 6, 8, 10, 12, 16, 24, 32, 64, 128)
 BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 
 
@@ -50,6 +52,13 @@ class Metrics:
             buckets=BUCKETS,
             registry=self.registry,
         )
+        self.statements = Histogram(
+            "recollect_graph_statements",
+            "Graph statements (round trips on Bolt) per GraphQL request, by root field",
+            ["operation"],
+            buckets=STATEMENT_BUCKETS,
+            registry=self.registry,
+        )
         self.errors = Counter(
             "recollect_graphql_errors",
             "GraphQL errors by code (STORE_UNAVAILABLE and QUERY_FAILED come from the store)",
@@ -58,11 +67,14 @@ class Metrics:
         )
         self.registry.register(_RuntimeCollector(runtime))
 
-    def observe(self, operations: list[str], seconds: float, codes: list[str]) -> None:
+    def observe(
+        self, operations: list[str], seconds: float, codes: list[str], statements: int = 0
+    ) -> None:
         outcome = "error" if codes else "ok"
         for operation in operations or ["unknown"]:
             self.requests.labels(operation, outcome).inc()
             self.latency.labels(operation).observe(seconds)
+            self.statements.labels(operation).observe(statements)
         for code in codes:
             self.errors.labels(code).inc()
 
@@ -91,6 +103,12 @@ class _RuntimeCollector(Collector):
         for cache, users in rt.service.cache_sizes().items():
             cached.add_metric([cache], users)
         yield cached
+        pending = GaugeMetricFamily(
+            "recollect_background_pending",
+            "Background tasks queued or running (episodes, access statistics, index rebuilds)",
+        )
+        pending.add_metric([], rt.service.background_pending)
+        yield pending
         restarts = CounterMetricFamily(
             "recollect_engine_restarts", "Embedded engine restarts after it died"
         )
@@ -106,14 +124,20 @@ class MetricsExtension(SchemaExtension):
 
     def on_execute(self) -> Iterator[None]:
         started = time.perf_counter()
-        yield
+        with counting() as tally:
+            yield
         context = self.execution_context.context
         metrics: Metrics | None = getattr(context, "metrics", None)
         if metrics is None:
             return
         result = self.execution_context.result
         codes = [error_code(e) for e in (result.errors or [])] if result is not None else []
-        metrics.observe(_root_fields(self.execution_context), time.perf_counter() - started, codes)
+        metrics.observe(
+            _root_fields(self.execution_context),
+            time.perf_counter() - started,
+            codes,
+            tally.statements,
+        )
 
 
 def _root_fields(execution_context: Any) -> list[str]:

@@ -108,7 +108,8 @@ class RelationRecord:
     role: str | None = None
     first_seen: float | None = None
     last_seen: float | None = None
-    evidence: tuple[str, ...] = ()  # the newest MAX_EVIDENCE memory ids stating it, oldest first
+    # the newest memory ids stating it, oldest first (MAX_EVIDENCE of them on a card)
+    evidence: tuple[str, ...] = ()
     # one-value-at-a-time facts (graph/vocabulary.py SINGLE_VALUED): when it held; valid_to is
     # None while it still does (and for every other fact)
     valid_from: float | None = None

@@ -37,7 +37,7 @@ from graph.ingest import NewMemory
 from graph.lexical import LexicalIndexes, LexicalScores
 from graph.limits import Limits
 from graph.reconcile import ReconcileReport, reconcile
-from graph.records import EntityRecord, MemoryFacts, MemoryRecord
+from graph.records import MAX_EVIDENCE, EntityRecord, MemoryFacts, MemoryRecord
 from graph.repeats import REPEAT_COSINE, Said, closest_repeat
 from graph.store import Store
 from graph.vectors import VectorStore, encode_embedding
@@ -85,6 +85,8 @@ class MemoryService:
         )
         self.after_write: AfterWrite | None = None
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recollect-bg")
+        self._pending = 0
+        self._pending_lock = threading.Lock()
         # spaCy runs here while the embedder runs on the request thread (torch releases the GIL):
         # the two models share the cores instead of taking turns (README "Performance")
         self._extraction = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recollect-nlp")
@@ -489,10 +491,12 @@ class MemoryService:
         keys: Sequence[str],
         max_relations: int | None = None,
         cued: Iterable[str] = (),
+        evidence: int = MAX_EVIDENCE,
     ) -> dict[str, EntityRecord]:
         """Entity cards; with `max_relations`, each carries its strongest relations and every
-        relation of a `cued` type (context cards), without it all of them (`entity(key)`)."""
-        return self._store.entities(user_id, keys, max_relations, cued)
+        relation of a `cued` type (context cards), without it all of them (`entity(key)`); each
+        relation with its newest `evidence` memory ids."""
+        return self._store.entities(user_id, keys, max_relations, cued, evidence)
 
     def entity_memories(
         self, user_id: str, keys: Sequence[str], limit: int
@@ -513,11 +517,6 @@ class MemoryService:
         """The newest `limit` memories whose event time overlaps `when`, or that were said in it
         when they name no time."""
         return self._store.memories_in_time(user_id, when[0], when[1], limit)
-
-    def relation_evidence(
-        self, user_id: str, keys: Sequence[str], types: Sequence[str], limit: int
-    ) -> list[dict[str, Any]]:
-        return self._store.relation_evidence(user_id, keys, types, limit)
 
     def list_entities(
         self,
@@ -589,8 +588,19 @@ class MemoryService:
                 fn(*args)
             except Exception:  # noqa: BLE001 - background work must not kill the thread
                 log.warning("background task %s failed", getattr(fn, "__name__", fn), exc_info=True)
+            finally:
+                with self._pending_lock:
+                    self._pending -= 1
 
+        with self._pending_lock:
+            self._pending += 1
         self._background.submit(run)
+
+    @property
+    def background_pending(self) -> int:
+        """Background tasks queued or running (episodes, access statistics, index rebuilds): a
+        client that must see them done (a bench timing ingest) waits for zero in /metrics."""
+        return self._pending
 
     def drain(self) -> None:
         """Waits for the background work submitted so far (tests, shutdown)."""

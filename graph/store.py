@@ -8,6 +8,7 @@ store holds no state of its own.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from extraction.model import KnownEntity
@@ -21,6 +22,7 @@ from graph.records import (
     MemoryRecord,
     RelationRecord,
 )
+from graph.tally import count_statement
 from graph.vocabulary import SINGLE_VALUED, SINGLE_VALUED_TYPES
 
 STATEMENTS = {
@@ -32,8 +34,7 @@ STATEMENTS = {
     "topic_candidates",
     "session_people",
     "merge_entities",
-    "get_entities",
-    "entity_relations",
+    "entity_cards",
     "list_entities",
     "count_entities",
     "entity_memories",
@@ -43,7 +44,6 @@ STATEMENTS = {
     "forget_user",
     "touch_memories",
     "list_memory_users",
-    "relation_evidence",
     "list_memory_texts",
     "last_in_sessions",
     "memory_neighbours",
@@ -78,6 +78,7 @@ class Store:
         self.executor = executor
 
     def _run(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        count_statement()
         return self.executor.run(name, params)
 
     # -- writes -------------------------------------------------------------------------------
@@ -190,23 +191,40 @@ class Store:
         keys: Iterable[str],
         max_relations: int | None = None,
         cued: Iterable[str] = (),
+        evidence: int = MAX_EVIDENCE,
     ) -> dict[str, EntityRecord]:
         """Entity cards; with `max_relations`, each card carries its strongest relations and every
-        relation of a `cued` type (context cards), without it all of them (`entity(key)`)."""
+        relation of a `cued` type (context cards), without it all of them (`entity(key)`); each
+        relation with its newest `evidence` memory ids."""
         wanted = list(dict.fromkeys(keys))
         if not wanted:
             return {}
-        relations: dict[str, list[RelationRecord]] = {k: [] for k in wanted}
+        out: dict[str, EntityRecord] = {}
+        relations: dict[str, list[RelationRecord]] = {}
         rows = self._run(
-            "entity_relations",
+            "entity_cards",
             user_id=user_id,
             keys=wanted,
             limit=_ALL if max_relations is None else max_relations,
             types=sorted(set(cued)),
-            evidence=MAX_EVIDENCE,
+            evidence=evidence,
         )
         for row in rows:
-            relations[row["key"]].append(
+            key = row["key"]
+            if key not in out:
+                relations[key] = []
+                out[key] = EntityRecord(
+                    key=key,
+                    type=row["entity_type"],
+                    label=row["label"],
+                    aliases=tuple(row.get("aliases") or ()),
+                    mention_count=int(row.get("mention_count") or 0),
+                    first_seen=row.get("entity_first_seen"),
+                    last_seen=row.get("entity_last_seen"),
+                )
+            if row.get("type") is None:
+                continue
+            relations[key].append(
                 RelationRecord(
                     type=row["type"],
                     direction=row["direction"],
@@ -221,19 +239,7 @@ class Store:
                     valid_to=row.get("valid_to"),
                 )
             )
-        out: dict[str, EntityRecord] = {}
-        for row in self._run("get_entities", user_id=user_id, keys=wanted):
-            out[row["key"]] = EntityRecord(
-                key=row["key"],
-                type=row["type"],
-                label=row["label"],
-                aliases=tuple(row.get("aliases") or ()),
-                mention_count=int(row.get("mention_count") or 0),
-                first_seen=row.get("first_seen"),
-                last_seen=row.get("last_seen"),
-                relations=tuple(relations.get(row["key"], ())),
-            )
-        return out
+        return {k: replace(card, relations=tuple(relations[k])) for k, card in out.items()}
 
     def list_entity_keys(
         self,
@@ -271,16 +277,6 @@ class Store:
     ) -> list[MemoryId]:
         rows = self._run("memories_in_time", user_id=user_id, start=start, end=end, limit=limit)
         return [MemoryId(row["id"]) for row in rows]
-
-    def relation_evidence(
-        self, user_id: str, keys: Sequence[str], types: Sequence[str], limit: int
-    ) -> list[dict[str, Any]]:
-        """The newest `limit` evidence ids of each relation of `types` touching `keys`."""
-        if not keys or not types:
-            return []
-        return self._run(
-            "relation_evidence", user_id=user_id, keys=list(keys), types=list(types), limit=limit
-        )
 
     def last_in_sessions(self, user_id: str, sessions: Sequence[str]) -> dict[str, str]:
         if not sessions:

@@ -101,8 +101,7 @@ def _reads(runtime: Runtime) -> dict[str, dict[str, Any]]:
         "count_memories": base,
         "get_memories": {**base, "ids": ids},
         "entity_catalog": base,
-        "get_entities": {**base, "keys": keys},
-        "entity_relations": {
+        "entity_cards": {
             **base,
             "keys": keys,
             "limit": 3,
@@ -116,12 +115,6 @@ def _reads(runtime: Runtime) -> dict[str, dict[str, Any]]:
         "count_entities": {**base, "type": "person", "search": None},
         "entity_memories": {**base, "keys": keys, "limit": 5},
         "memory_facts": {**base, "ids": ids},
-        "relation_evidence": {
-            **base,
-            "keys": keys,
-            "types": ["LIVES_IN", "WORKS_AT"],
-            "limit": 2,
-        },
         "list_memory_texts": base,
         "memory_neighbours": {**base, "ids": ids},
         "find_existing_memories": {
@@ -211,7 +204,7 @@ def test_context_over_bolt_reads_matches_native(
         over_bolt.drain()
     finally:
         over_bolt.close()
-    assert {"memory_facts", "get_memories", "entity_relations", "entity_memories"} <= router.reads
+    assert {"memory_facts", "get_memories", "entity_cards", "entity_memories"} <= router.reads
     assert {"speaker_turns", "last_session", "list_memory_texts", "entity_catalog"} <= router.reads
 
 

@@ -64,8 +64,7 @@ def test_entity_cards_are_batched(api: Api, remembered: list[dict[str, Any]]) ->
         executor.run = original  # type: ignore[method-assign]
     assert len(data["entities"]["edges"]) == 20
     # the page, then one batch for all relation targets: not one query per card
-    assert calls.count("get_entities") == 2
-    assert calls.count("entity_relations") == 2
+    assert calls.count("entity_cards") == 2
 
 
 @pytest.mark.parametrize(

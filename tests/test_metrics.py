@@ -3,6 +3,8 @@ counts, cache sizes and engine state — on the embedded engine with the real mo
 
 from __future__ import annotations
 
+import threading
+
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.conftest import Api
@@ -42,9 +44,25 @@ def test_metrics_count_operations_errors_ingest_and_caches(api: Api) -> None:
     assert delta(ok, operation="rememberMany", outcome="ok") == 1
     assert delta("recollect_graphql_request_seconds_count", operation="context") == 3
     assert delta("recollect_memories_ingested_total") == 1
+    # the statements each request sent to the graph reach the metrics through the worker threads
+    assert delta("recollect_graph_statements_count", operation="context") == 3
+    assert delta("recollect_graph_statements_sum", operation="context") >= 2 * 4
+    assert delta("recollect_graph_statements_sum", operation="rememberMany") >= 1
     assert after[("recollect_cached_users", (("cache", "vectors"),))] >= 1
     assert after[("recollect_engine_up", ())] == 1
     assert after[("recollect_engine_restarts_total", ())] == 0
     assert delta(ok, operation="context", outcome="error") == 1
     code = api.error_code(BAD)
     assert delta("recollect_graphql_errors_total", code=code) == 1
+
+
+def test_background_pending_counts_queued_work_until_it_is_done(api: Api) -> None:
+    service = api.runtime.service
+    service.drain()
+    release = threading.Event()
+    service.background(release.wait, 30)
+    service.background(lambda: None)
+    assert _samples(api)[("recollect_background_pending", ())] == 2
+    release.set()
+    service.drain()
+    assert _samples(api)[("recollect_background_pending", ())] == 0

@@ -200,10 +200,13 @@ def test_context_reads_of_a_hub_entity_are_bounded(
             "My sister Mary lives in Boston, near the river.",
         )
     ]
-    everything = store.relation_evidence("restated", ["person:mary"], ["LIVES_IN"], limit=1_000)
-    newest = store.relation_evidence("restated", ["person:mary"], ["LIVES_IN"], limit=1)
-    assert [row["evidence"] for row in everything] == [[s["remember"]["id"] for s in said]]
-    assert [row["evidence"] for row in newest] == [[said[-1]["remember"]["id"]]]
+
+    def lives_in(evidence: int) -> list[tuple[str, ...]]:
+        card = store.entities("restated", ["person:mary"], evidence=evidence)["person:mary"]
+        return [r.evidence for r in card.relations if r.type == "LIVES_IN"]
+
+    assert lives_in(1_000) == [tuple(s["remember"]["id"] for s in said)]
+    assert lives_in(1) == [(said[-1]["remember"]["id"],)]
 
 
 @pytest.mark.parametrize(

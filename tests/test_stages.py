@@ -262,8 +262,25 @@ def test_a_context_call_reads_what_the_stages_ask_for(tmp_path: Path) -> None:
             "role": None,
             "first_seen": 1.0,
             "last_seen": 1.0,
+            "evidence": [ids["bob2"]],
         },
     ]
+
+    def cards(params: dict[str, Any]) -> list[dict[str, Any]]:
+        rows: list[dict[str, Any]] = []
+        for entity in (e for e in catalog if e["key"] in params["keys"]):
+            head = {
+                "key": entity["key"],
+                "entity_type": entity["type"],
+                "label": entity["label"],
+                "aliases": entity["aliases"],
+                "mention_count": entity["mention_count"],
+                "entity_first_seen": 1.0,
+                "entity_last_seen": 1.0,
+            }
+            own = [{**head, **r} for r in relations if r["key"] == entity["key"]]
+            rows += own or [{**head, "type": None}]
+        return rows
 
     def facts(params: dict[str, Any]) -> list[dict[str, Any]]:
         return [
@@ -281,20 +298,7 @@ def test_a_context_call_reads_what_the_stages_ask_for(tmp_path: Path) -> None:
     executor = RecordingExecutor(
         {
             "entity_catalog": lambda _: catalog,
-            "entity_relations": lambda p: [r for r in relations if r["key"] in p["keys"]],
-            "get_entities": lambda p: [
-                {**e, "first_seen": 1.0, "last_seen": 1.0} for e in catalog if e["key"] in p["keys"]
-            ],
-            "relation_evidence": lambda _: [
-                {
-                    "key": "person:bob",
-                    "type": "WORKS_AT",
-                    "target": "org:acme",
-                    "strong": 0,
-                    "count": 1,
-                    "evidence": [ids["bob2"]],
-                }
-            ],
+            "entity_cards": cards,
             "entity_memories": lambda p: [
                 {"key": k, "ids": [ids["bob1"]]} for k in p["keys"] if k == "person:bob"
             ],
@@ -336,7 +340,9 @@ def test_a_context_call_reads_what_the_stages_ask_for(tmp_path: Path) -> None:
     finally:
         service.close()
     assert executor.params("entity_memories")[0]["keys"] == ["person:bob", "org:acme"]
-    assert executor.params("relation_evidence")[0]["types"] == ["WORKS_AT"]
+    # the seeds' cards carry the cued relations' evidence: no statement of its own
+    seed_cards = executor.params("entity_cards")[0]
+    assert seed_cards["types"] == ["WORKS_AT"] and seed_cards["evidence"] >= 20
     read = {i for p in executor.params("memory_facts") for i in p["ids"]}
     assert {ids["bob1"], ids["bob2"]} <= read and ids["ann1"] not in read
     # one statement per read (on Bolt, one round trip each)
@@ -346,15 +352,12 @@ def test_a_context_call_reads_what_the_stages_ask_for(tmp_path: Path) -> None:
         "entity_catalog",
         "role_catalog",
         "topic_candidates",
-        "entity_relations",
-        "get_entities",
-        "relation_evidence",
+        "entity_cards",
         "entity_memories",
         "list_memory_texts",
         "memory_facts",
         "memory_neighbours",
         "get_memories",
-        "entity_relations",
-        "get_entities",
+        "entity_cards",
         "touch_memories",
     ]

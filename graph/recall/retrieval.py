@@ -50,10 +50,11 @@ from graph.recall.stages import (
     find_seeds,
     neighbour_bonus,
     rank,
+    relation_evidence,
     select,
     time_lifts,
 )
-from graph.records import EntityRecord, MemoryFacts, MemoryRecord
+from graph.records import MAX_EVIDENCE, EntityRecord, MemoryFacts, MemoryRecord
 from graph.service import MemoryService
 
 Vector = npt.NDArray[np.float32]
@@ -154,11 +155,17 @@ def _retrieve(
     seeds = find_seeds(said, resolver, request.message)
     # a time the message names ("what did I do last weekend?"), resolved against asOf
     when = first_interval(said.dates, as_of) if config.time_lift > 0 else None
-    seed_cards = service.entities(user_id, seeds.keys, config.card_relations, seeds.cues)
-    expanded = expand(seeds, seed_cards, config.expand_per_seed)
-    evidence = service.relation_evidence(
-        user_id, seeds.keys, sorted(seeds.cues), config.evidence_per_relation
+    # the seeds' cards carry every relation of a cued type with enough evidence for the cued
+    # candidates: one statement for both
+    seed_cards = service.entities(
+        user_id,
+        seeds.keys,
+        config.card_relations,
+        seeds.cues,
+        max(MAX_EVIDENCE, config.evidence_per_relation),
     )
+    expanded = expand(seeds, seed_cards, config.expand_per_seed)
+    evidence = relation_evidence(seed_cards, seeds.cues, config.evidence_per_relation)
     cued = cued_evidence(evidence, config.cued_evidence)
     lifts = cue_lifts(evidence, cued, seeds.keys, config.paired_lift, config.cued_lift)
     asked = tense.focus(request.message)

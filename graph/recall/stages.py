@@ -104,6 +104,31 @@ def expand(seeds: Seeds, cards: Mapping[str, EntityRecord], per_seed: int) -> di
     return expanded
 
 
+def relation_evidence(
+    cards: Mapping[str, EntityRecord], cues: Iterable[str], limit: int
+) -> list[dict[str, Any]]:
+    """The relations of the seeds' cards whose type the message cues, as evidence rows (entity,
+    type, target, strength, source, valid_to and the newest `limit` evidence ids): the seed cards
+    are read with every cued relation and enough evidence, so this costs no statement of its
+    own."""
+    wanted = set(cues)
+    return [
+        {
+            "key": key,
+            "type": rel.type,
+            "target": rel.target,
+            "strong": rel.strong,
+            "count": rel.count,
+            "src": key if rel.direction == "out" else rel.target,
+            "valid_to": rel.valid_to,
+            "evidence": list(rel.evidence[-limit:]) if limit > 0 else [],
+        }
+        for key, card in cards.items()
+        for rel in card.relations
+        if rel.type in wanted
+    ]
+
+
 def cued_evidence(rows: Sequence[Mapping[str, Any]], cap: int) -> dict[str, str]:
     """Evidence memories of the relations the message asks about, strongest relations first and
     each relation's newest evidence first, until `cap` memories: an org WORKS_AT-related to
