@@ -102,7 +102,7 @@ class EpisodeConfig:
     words: int = 120  # the whole episode's budget (graph/recall/episodes.py)
     fact_share: float = 0.35  # at most this share of it for key facts
     mmr_lambda: float = 0.7  # relevance against redundancy when choosing sentences
-    candidates: int = 40  # the most salient sentences that MMR chooses among (each is embedded)
+    candidates: int = 40  # the most salient sentences that MMR chooses among
     max_sentence_words: int = 40  # longer "sentences" (lists, code) never enter
     entities_read: int = 8
     entities_shown: int = 5

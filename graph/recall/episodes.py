@@ -13,6 +13,7 @@ typed fact. Greetings, thanks and questions never enter. Pure: vectors are hande
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -131,6 +132,22 @@ def candidates(
                 continue
             out.append(Sentence(trim(sentence, names), speaker, memory_id, len(out)))
     return out
+
+
+def word_vectors(items: Sequence[Sentence], names: Iterable[str]) -> npt.NDArray[np.float32]:
+    """Each sentence as an L2-normalised bag of its content words, for MMR's redundancy: two
+    sentences that share their words say the same to a reader (and to ROUGE), and these vectors
+    cost nothing, where embedding the candidates cost about half as much as ingesting the session
+    again (bench/perf.py)."""
+    names = list(names)
+    bags = [Counter(content_words(item.text, names)) for item in items]
+    vocabulary = {w: k for k, w in enumerate(sorted({w for bag in bags for w in bag}))}
+    matrix = np.zeros((len(items), max(len(vocabulary), 1)), dtype=np.float32)
+    for row, bag in enumerate(bags):
+        for word, count in bag.items():
+            matrix[row, vocabulary[word]] = count
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return (matrix / np.where(norms > 0, norms, 1.0)).astype(np.float32)
 
 
 def select(

@@ -61,12 +61,12 @@ def _summary(
     if not items:
         return []
     relevance = [episodes.salience(i.text, names, i.memory_id in fact_turns) for i in items]
-    # only the most salient sentences are embedded for MMR: a session of long assistant replies
-    # has hundreds, and embedding them all cost as much as ingesting the session again
+    # MMR chooses among the most salient sentences (a session of long assistant replies has
+    # hundreds), with redundancy measured on their content words
     keep = sorted(sorted(range(len(items)), key=lambda i: -relevance[i])[: config.candidates])
     items = [items[i] for i in keep]
     relevance = [relevance[i] for i in keep]
-    vectors = service.embed([embedding_text(i.text, i.speaker) for i in items])
+    vectors = episodes.word_vectors(items, names)
     chosen = episodes.select(items, relevance, vectors, words, config.mmr_lambda)
     # each speaker's sentences in the third person: "Caroline went to …"; with two speakers,
     # "you" is the other one
