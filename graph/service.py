@@ -38,7 +38,7 @@ from graph.lexical import LexicalIndexes, LexicalScores
 from graph.limits import Limits
 from graph.reconcile import ReconcileReport, reconcile
 from graph.records import MAX_EVIDENCE, EntityRecord, MemoryFacts, MemoryRecord
-from graph.repeats import REPEAT_COSINE, Said, closest_repeat
+from graph.repeats import REPEAT_COSINE, Said, closest_repeat, said_whole
 from graph.store import Store
 from graph.vectors import VectorStore, encode_embedding
 
@@ -349,6 +349,7 @@ class MemoryService:
                 batch[i].speaker,
                 batch[i].kind,
                 frozenset(resolutions[p].extraction.keys()),
+                said_whole(batch[i].text),
             )
             for p, i in enumerate(fresh)
         ]
@@ -362,7 +363,9 @@ class MemoryService:
         wanted = {m for found in hits for m, _ in found} - set(fresh_ids)
         records = self._store.memories(user_id, [MemoryId(m) for m in wanted]) if wanted else {}
         known = {
-            str(r.id): Said(str(r.id), r.speaker, r.kind, frozenset(r.entity_keys))
+            str(r.id): Said(
+                str(r.id), r.speaker, r.kind, frozenset(r.entity_keys), said_whole(r.text)
+            )
             for r in records.values()
         }
         known.update({s.id: s for s in said})
@@ -467,9 +470,9 @@ class MemoryService:
 
     def turn_neighbours(
         self, user_id: str, ids: Sequence[str]
-    ) -> dict[str, tuple[str | None, str | None]]:
-        """Each memory's previous and next turn in its session (NEXT chain)."""
-        return self._store.neighbours(user_id, ids)
+    ) -> tuple[dict[str, tuple[str | None, str | None]], dict[MemoryId, MemoryFacts]]:
+        """Each memory's previous and next turn in its session (NEXT chain), and their facts."""
+        return self._store.neighbour_facts(user_id, ids)
 
     def search_vectors(self, user_id: str, query: Vector, k: int) -> list[tuple[MemoryId, float]]:
         return self._vectors.search(user_id, query, k)

@@ -46,7 +46,7 @@ STATEMENTS = {
     "list_memory_users",
     "list_memory_texts",
     "last_in_sessions",
-    "memory_neighbours",
+    "neighbour_facts",
     "session_turns",
     "get_session",
     "idle_sessions",
@@ -284,13 +284,24 @@ class Store:
         rows = self._run("last_in_sessions", user_id=user_id, sessions=list(sessions))
         return {row["session"]: row["last"] for row in rows}
 
+    def neighbour_facts(
+        self, user_id: str, ids: Sequence[str]
+    ) -> tuple[dict[str, tuple[str | None, str | None]], dict[MemoryId, MemoryFacts]]:
+        """Each memory's previous and next turn in its session, and the facts of those turns."""
+        if not ids:
+            return {}, {}
+        links: dict[str, list[str | None]] = {i: [None, None] for i in ids}
+        facts: dict[MemoryId, MemoryFacts] = {}
+        for row in self._run("neighbour_facts", user_id=user_id, ids=list(ids)):
+            links[row["of"]][0 if row["side"] == "before" else 1] = row["id"]
+            found = MemoryFacts.from_row(row)
+            facts[found.id] = found
+        return {i: (pair[0], pair[1]) for i, pair in links.items()}, facts
+
     def neighbours(
         self, user_id: str, ids: Sequence[str]
     ) -> dict[str, tuple[str | None, str | None]]:
-        if not ids:
-            return {}
-        rows = self._run("memory_neighbours", user_id=user_id, ids=list(ids))
-        return {row["id"]: (row.get("before"), row.get("after")) for row in rows}
+        return self.neighbour_facts(user_id, ids)[0]
 
     # -- sessions -----------------------------------------------------------------------------
 

@@ -116,7 +116,7 @@ def _reads(runtime: Runtime) -> dict[str, dict[str, Any]]:
         "entity_memories": {**base, "keys": keys, "limit": 5},
         "memory_facts": {**base, "ids": ids},
         "list_memory_texts": base,
-        "memory_neighbours": {**base, "ids": ids},
+        "neighbour_facts": {**base, "ids": ids},
         "find_existing_memories": {
             **base,
             "external_ids": ["turn-1", "turn-2"],

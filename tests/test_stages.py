@@ -356,7 +356,7 @@ def test_a_context_call_reads_what_the_stages_ask_for(tmp_path: Path) -> None:
         "entity_memories",
         "list_memory_texts",
         "memory_facts",
-        "memory_neighbours",
+        "neighbour_facts",
         "get_memories",
         "entity_cards",
         "touch_memories",

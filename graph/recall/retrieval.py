@@ -308,9 +308,11 @@ def _with_neighbours(
     user_id = request.user_id
     pool = sorted(scored.values(), key=lambda s: s.score, reverse=True)
     pool = pool[: request.config.neighbour_pool]
-    adjacent = adjacency(service.turn_neighbours(user_id, [s.memory.id for s in pool]))
-    fresh = [i for i in adjacent if i not in scored]
-    found = _facts(service, user_id, as_of, fresh)
+    links, around = service.turn_neighbours(user_id, [s.memory.id for s in pool])
+    adjacent = adjacency(links)
+    found = {
+        str(i): m for i, m in around.items() if str(i) not in scored and m.occurred_at <= as_of
+    }
     _fill_cosine(service, user_id, candidates.query, candidates.cosine, list(found))
     for memory_id, memory in found.items():
         cosine = candidates.cosine.get(memory_id, 0.0)
