@@ -18,6 +18,13 @@ WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2@" + WEIGHTS_SHA256[:12]
 DIMENSIONS = 384
 
+# word pieces of a text that are embedded (the rest is cut): the model's sentence-transformers
+# configuration allows 256 (MODEL_TOKENS); it was trained on sequences of at most 128, and a long
+# reply's first 128 word pieces cost half as much as 256 and retrieve as well (README
+# "Performance"); BM25 still indexes the whole text
+MODEL_TOKENS = 256
+EMBEDDED_TOKENS = 128
+
 Vectors = npt.NDArray[np.float32]
 
 
@@ -55,7 +62,12 @@ class Embedder:
     model_id = MODEL_ID
     dimensions = DIMENSIONS
 
-    def __init__(self, path: Path | None = None, batch_size: int = 64) -> None:
+    def __init__(
+        self,
+        path: Path | None = None,
+        batch_size: int = 64,
+        max_tokens: int = EMBEDDED_TOKENS,
+    ) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         from sentence_transformers import SentenceTransformer
@@ -63,7 +75,9 @@ class Embedder:
         path = path or model_dir()
         verify_weights(path)
         self.batch_size = batch_size
+        self.max_tokens = max_tokens
         self._model: Any = SentenceTransformer(str(path), device="cpu")
+        self._model.max_seq_length = max_tokens
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:

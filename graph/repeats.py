@@ -15,6 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 REPEAT_COSINE = 0.95
+# a longer text is embedded and parsed by its head only (extraction/embedder.py EMBEDDED_TOKENS,
+# about 500 characters of English; extraction/extractor.py PARSED_CHARS): two long replies that
+# open alike would pass the gate on their heads while saying different things after, so only
+# texts up to this length are judged
+REPEAT_MAX_CHARS = 500
 
 
 @dataclass(frozen=True)
@@ -25,6 +30,11 @@ class Said:
     speaker: str | None
     kind: str
     entity_keys: frozenset[str]
+    whole: bool = True  # short enough that its vector and entities cover all of it
+
+
+def said_whole(text: str) -> bool:
+    return len(text) <= REPEAT_MAX_CHARS
 
 
 def is_repeat(new: Said, old: Said) -> bool:
@@ -32,6 +42,8 @@ def is_repeat(new: Said, old: Said) -> bool:
         new.id != old.id
         and new.kind == "turn"
         and old.kind == "turn"
+        and new.whole
+        and old.whole
         and new.speaker is not None
         and new.speaker == old.speaker
         and new.entity_keys == old.entity_keys

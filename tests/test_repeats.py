@@ -9,7 +9,7 @@ import numpy as np
 from graph.recall.config import Weights
 from graph.recall.stages import Scored, collapse
 from graph.records import MemoryFacts
-from graph.repeats import Said, closest_repeat, is_repeat
+from graph.repeats import Said, closest_repeat, is_repeat, said_whole
 from tests.conftest import Api
 from tests.documents import REMEMBER_MANY
 
@@ -28,6 +28,14 @@ def test_the_gate_wants_the_same_speaker_and_the_same_entities() -> None:
     close = _said("o2", keys=tuple(new.entity_keys))
     assert closest_repeat(new, [(same, 0.96), (close, 0.99)], 0.95) == "o2"
     assert closest_repeat(new, [(same, 0.90)], 0.95) is None
+
+
+def test_long_texts_are_never_judged_by_their_heads() -> None:
+    opening = "Here are some tips for planning a trip to Japan in spring: "
+    assert said_whole(opening * 5) and not said_whole(opening * 20)
+    new = Said("n", "Assistant", "turn", frozenset(), whole=False)
+    assert not is_repeat(new, Said("o", "Assistant", "turn", frozenset()))
+    assert not is_repeat(Said("n", "Assistant", "turn", frozenset()), new)
 
 
 def _scored(i: str, score: float, occurred: float) -> Scored[MemoryFacts]:
