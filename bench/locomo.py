@@ -237,13 +237,13 @@ def conversation_files(data: str, only: str | None = None) -> list[Path]:
 def service(url: str | None) -> Iterator[tuple[Client, Callable[[list[str]], np.ndarray], Any]]:
     """A client of the service at `url`, or of one started in-process on a temporary data
     directory (then its runtime comes along, for benches that read the graph); and an embedder."""
-    from extraction.embedder import Embedder
+    from extraction.embedder import MODEL_TOKENS, Embedder
 
     if url:
         import httpx
 
         http = httpx.Client(timeout=300)
-        embedder = Embedder()
+        embedder = Embedder(max_tokens=MODEL_TOKENS)
         try:
             yield (
                 Client(lambda q, v: http.post(url, json={"query": q, "variables": v}).json()),
@@ -268,7 +268,18 @@ def service(url: str | None) -> Iterator[tuple[Client, Callable[[list[str]], np.
                     client.post("/graphql", json={"query": query, "variables": variables}).json()
                 )
 
-            yield Client(post), runtime.service.embed, runtime
+            yield Client(post), baseline_embed(runtime.service.embedder), runtime
+
+
+def baseline_embed(service_embedder: Any) -> Callable[[list[str]], np.ndarray]:
+    """The dense baseline's embedder: the model as it is configured (MODEL_TOKENS word pieces),
+    the service's own when it embeds the same way, else a second copy — so that a change to how
+    the service embeds long texts never moves the baseline."""
+    from extraction.embedder import MODEL_TOKENS, Embedder
+
+    if service_embedder.max_tokens == MODEL_TOKENS:
+        return service_embedder.embed  # type: ignore[no-any-return]
+    return Embedder(max_tokens=MODEL_TOKENS).embed
 
 
 # -- the run -------------------------------------------------------------------------------------

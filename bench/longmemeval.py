@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from locomo import Baselines, Client, Conversation, Turn, ingest
+from locomo import Baselines, Client, Conversation, Turn, baseline_embed, ingest
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "longmemeval-dev" / "longmemeval_s_dev.json.gz"
@@ -248,6 +248,7 @@ def main() -> None:
 
     from api.app import create_app
     from api.settings import Settings
+    from extraction.embedder import MODEL_TOKENS
 
     methods = {n: Method(n) for n in ("recollect", "BM25", "dense MiniLM", "hybrid RRF")}
     latencies: list[float] = []
@@ -255,7 +256,10 @@ def main() -> None:
     settings = Settings(data_dir=data_dir, max_batch=1_000)
     with TestClient(create_app(settings)) as http:
         runtime = http.app.state.runtime  # type: ignore[attr-defined]
-        model = runtime.service.embedder.model_id
+        # the baseline's corpus vectors: the model as configured, cached per model and length
+        model = f"{runtime.service.embedder.model_id}@{MODEL_TOKENS}"
+        same = runtime.service.embedder.max_tokens == MODEL_TOKENS
+        embed_baseline = baseline_embed(runtime.service.embedder)
         client = Client(
             lambda q, v: dict(http.post("/graphql", json={"query": q, "variables": v}).json())
         )
@@ -271,7 +275,7 @@ def main() -> None:
                 seconds = time.perf_counter() - started
                 # the service embedded exactly the baseline's "Speaker: text" with the same
                 # model: its stored vectors are the dense baseline's corpus, not embedded twice
-                stored = runtime.vectors.vectors(question.user, ids)
+                stored = runtime.vectors.vectors(question.user, ids) if same else {}
                 if len(stored) == len(ids):
                     path = vector_path(Path(args.cache), question, model)
                     path.parent.mkdir(parents=True, exist_ok=True)
@@ -288,11 +292,11 @@ def main() -> None:
                 question, [m["memory"]["externalId"] for m in data["context"]["memories"]]
             )
             vectors = baseline_vectors(
-                vector_path(Path(args.cache), question, model), question, runtime.service.embed
+                vector_path(Path(args.cache), question, model), question, embed_baseline
             )
             # the corpus vectors come from the cache; questions are embedded as they come
             base = Baselines(conversation, lambda _texts, v=vectors: v)
-            base.embed = runtime.service.embed
+            base.embed = embed_baseline
             lexical = base.lexical(question.text, 100)
             dense = base.dense(question.text, 100)
             methods["BM25"].add(question, lexical)

@@ -1,21 +1,27 @@
-"""Performance: ingest against the embedder alone, and context latency against a plain FAISS
-baseline, at growing sizes of one user's memory — every ratio measured side by side in one run
-(the machine is shared and noisy).
+"""Performance on real conversation text: ingest against the embedder alone, and context latency
+against a plain embed + FAISS baseline, at growing sizes of one user's memory — every ratio
+measured side by side in one run (the machine is shared and noisy).
 
-For each size (default 1,000, 10,000 and 100,000 memories of one user):
-  1. embedder only, and extraction (spaCy) only, on the new texts: the two models ingest runs;
-  2. the same texts through `rememberMany` of a running service (batches of 128), over HTTP —
-     sizes above --api-max (10,000) are instead built once with the bulk path (`recollect
-     ingest`) and cached under --cache, outside the repository;
-  3. `context` through the API: one first call (it builds the per-user caches), then 100
+Texts (`--data real`, the default) are real turns: LoCoMo dev and LongMemEval dev haystack turns
+assembled into one user's chronological history by bench/realtext.py (read from ../shared/data at
+run time); questions alternate between the two datasets' questions. `--data template` measures
+the template sentences of bench/templates.py instead (short and regular).
+
+For each size (default 1,000, 10,000 and 50,000 memories of one user):
+  1. the embedder alone (the model's own configuration, 256 word pieces) and spaCy alone (the
+     whole pipeline on whole texts) on the new texts, as `Speaker: text`;
+  2. the same turns through `rememberMany` of a running service (batches of 128) over HTTP:
+     the rate acknowledged, and the rate once the work they queued in the background (episodes
+     of the sessions they ended) is done — sizes above --api-max (10,000) are instead built
+     once with the bulk path (`recollect ingest`) and cached under --cache, outside the
+     repository, keyed by the ingest code;
+  3. `context` through the API: one first call (it builds the per-user caches), then the
      questions sequentially and with 8 concurrent clients, against a baseline that only embeds
-     the question and searches FAISS top-8 over the same vectors in this process;
+     the question and searches FAISS top-8 over the same vectors in this process; and the graph
+     statements per context call (round trips on Bolt), from /metrics;
   4. resident memory of the service and of its engine.
 
-Texts come from a template grammar (below): conversational sentences about people, places,
-organisations, projects and hobbies, with dates, so that extraction finds many entities.
-
-    python bench/perf.py [--sizes 1000,10000,100000] [--cache ~/.cache/recollect-perf]
+    python bench/perf.py [--data real|template] [--sizes 1000,10000,50000] [--cache DIR]
 """
 
 from __future__ import annotations
@@ -30,124 +36,84 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
+from prometheus_client.parser import text_string_to_metric_families
 from spawn import children, rss_kb, served
-
-FIRST = [
-    "Mary",
-    "Tom",
-    "Priya",
-    "Jake",
-    "Linda",
-    "Omar",
-    "Sofia",
-    "Ken",
-    "Aiko",
-    "Lars",
-    "Nadia",
-    "Pedro",
-    "Grace",
-    "Yusuf",
-    "Elena",
-    "Ravi",
-]
-LAST = ["Smith", "Garcia", "Chen", "Okafor", "Novak", "Silva", "Kowalski", "Haddad"]
-PLACES = [
-    "Boston",
-    "Denver",
-    "Lisbon",
-    "Kyoto",
-    "Toronto",
-    "Oslo",
-    "Lima",
-    "Cairo",
-    "Seattle",
-    "Berlin",
-    "Nairobi",
-    "Austin",
-    "Dublin",
-    "Hanoi",
-]
-ORGS = [
-    "Acme Corp",
-    "Globex",
-    "Initech",
-    "Umbrella Labs",
-    "Hooli",
-    "Stark Industries",
-    "the Denver Chess Club",
-    "the city library",
-]
-HOBBIES = [
-    "pottery",
-    "hiking",
-    "chess",
-    "baking sourdough",
-    "salsa dancing",
-    "birdwatching",
-    "painting",
-    "running marathons",
-    "gardening",
-    "photography",
-]
-ROLES = ["sister", "brother", "friend", "cousin", "neighbour", "colleague", "mother", "husband"]
-TEMPLATES = [
-    "My {role} {first} moved to {place} last {season}.",
-    "{first} {last} works at {org} and loves {hobby}.",
-    "I visited {place} with my {role} {first} in {month}.",
-    "{first} is planning a trip to {place} to see friends from {org}.",
-    "My {role} {first} joined {org} as an engineer on Project {project}.",
-    "I've been really into {hobby} since {first} showed me how in {place}.",
-    "We had dinner with {first} {last} at a small place near {place}.",
-    "{first} told me that {org} is opening a new office in {place}.",
-    "I'm working on Project {project} with {first} and it launches in {month}.",
-    "Did you know {first} used to live in {place} before joining {org}?",
-]
-SEASONS = ["spring", "summer", "autumn", "winter"]
-MONTHS = ["January", "March", "May", "July", "September", "November"]
-PROJECTS = ["Apollo", "Zephyr", "Atlas", "Beacon", "Nimbus", "Orion"]
-QUESTIONS = [
-    "Where does {first} live now?",
-    "Who works at {org}?",
-    "What is Project {project}?",
-    "When did I visit {place}?",
-    "Who likes {hobby}?",
-    "How is my {role} {first}?",
-]
-
 
 REMEMBER_MANY = "mutation($i: [MemoryInput!]!) { rememberMany(inputs: $i) { id } }"
 CONTEXT = 'query($m: String!) { context(userId: "perf", message: $m) { tokens } }'
-CACHE_VERSION = 1  # bump when the grammar or the stored form changes
+TEMPLATE_CACHE_VERSION = 1  # bump when the grammar or the stored form changes
+USER = "perf"
 
 
-def sentence(rng: random.Random, templates: list[str]) -> str:
-    return rng.choice(templates).format(
-        first=rng.choice(FIRST),
-        last=rng.choice(LAST),
-        place=rng.choice(PLACES),
-        org=rng.choice(ORGS),
-        hobby=rng.choice(HOBBIES),
-        role=rng.choice(ROLES),
-        season=rng.choice(SEASONS),
-        month=rng.choice(MONTHS),
-        project=rng.choice(PROJECTS),
+@dataclass
+class Corpus:
+    """What one user says (`inputs(start, stop)` as MemoryInputs) and what is asked of it."""
+
+    name: str
+    inputs: Callable[[int, int], list[dict[str, str]]]
+    questions: Callable[[int], list[str]]
+    cache_key: str
+    # the bulk build of sizes above --api-max: sessions ended by idle time or not
+    bulk_env: dict[str, str]
+
+
+def template_corpus() -> Corpus:
+    from templates import QUESTIONS, sentence, texts_for
+
+    def inputs(start: int, stop: int) -> list[dict[str, str]]:
+        return [
+            {"userId": USER, "speaker": "Ann", "text": t, "occurredAt": "2026-06-01T12:00:00Z"}
+            for t in texts_for(start, stop)
+        ]
+
+    rng = random.Random(11)
+    return Corpus(
+        "template",
+        inputs,
+        lambda n: [sentence(rng, QUESTIONS) for _ in range(n)],
+        f"v{TEMPLATE_CACHE_VERSION}",
+        {"RECOLLECT_SESSION_IDLE_MINUTES": "0"},
     )
 
 
-def texts_for(start: int, stop: int, seed: int = 7) -> list[str]:
-    """Memories number `start`..`stop` - 1 of the synthetic user (the same for every run)."""
-    rng = random.Random(seed)
-    made = [sentence(rng, TEMPLATES) for _ in range(stop)]
-    return [f"{text} (note {i})" for i, text in enumerate(made)][start:]
+def real_corpus() -> Corpus:
+    from longmemeval import ingest_key
+    from realtext import real_questions, real_turns
+
+    def inputs(start: int, stop: int) -> list[dict[str, str]]:
+        return [t.input(USER) for t in real_turns(stop)[start:]]
+
+    # episodes are written as for a real user in the API sizes; the bulk-built sizes skip them
+    # (thousands of sessions' summaries would add an hour to a build done once)
+    return Corpus(
+        "real", inputs, real_questions, ingest_key(), {"RECOLLECT_SESSION_IDLE_MINUTES": "0"}
+    )
 
 
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(len(ordered) * q))] * 1000
+
+
+def metrics(base: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    text = httpx.get(f"{base}/metrics", timeout=60).text
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
+
+
+def wait_background(base: str) -> None:
+    """Until the service has no background work queued (episodes of ended sessions)."""
+    while metrics(base)[("recollect_background_pending", ())] > 0:
+        time.sleep(0.2)
 
 
 def ask(client: httpx.Client, base: str, question: str) -> tuple[float, bool]:
@@ -159,12 +125,17 @@ def ask(client: httpx.Client, base: str, question: str) -> tuple[float, bool]:
 
 
 def measure_context(base: str, questions: list[str], clients: int) -> dict[str, Any]:
-    """Sequential latencies, then `clients` concurrent clients over the same questions."""
+    """The first call, sequential latencies (with graph statements per call), then `clients`
+    concurrent clients over the same questions."""
     with httpx.Client(timeout=600) as http:
         began = time.perf_counter()
         _, ok = ask(http, base, "What is new?")  # the first call builds the per-user caches
         warm = time.perf_counter() - began
+        before = metrics(base)
         runs = [ask(http, base, q) for q in questions]
+        after = metrics(base)
+    key = ("recollect_graph_statements_sum", (("operation", "context"),))
+    statements = (after[key] - before[key]) / len(questions)
     concurrent: list[tuple[float, bool]] = []
     lock = threading.Lock()
 
@@ -186,6 +157,7 @@ def measure_context(base: str, questions: list[str], clients: int) -> dict[str, 
         "warm": warm,
         "seq": [t for t, _ in runs],
         "conc": [t for t, _ in concurrent],
+        "statements": statements,
         "errors": sum(1 for _, good in [*runs, *concurrent, (warm, ok)] if not good),
     }
 
@@ -200,10 +172,10 @@ def baseline(index: Any, embedder: Any, questions: list[str]) -> list[float]:
     return out
 
 
-def cached_data(cache: Path, size: int) -> tuple[Path, float | None]:
+def cached_data(cache: Path, corpus: Corpus, size: int) -> tuple[Path, float | None]:
     """A data directory holding `size` memories of the user, built once with the bulk path
     (`recollect ingest`) and kept under `cache`; returns it and the bulk rate when built now."""
-    folder = cache / f"perf-{size}-v{CACHE_VERSION}"
+    folder = cache / f"perf-{corpus.name}-{size}-{corpus.cache_key}"
     marker = folder / "complete.json"
     if marker.exists():
         return folder / "data", None
@@ -212,18 +184,17 @@ def cached_data(cache: Path, size: int) -> tuple[Path, float | None]:
     folder.mkdir(parents=True)
     lines = folder / "memories.jsonl"
     with lines.open("w") as out:
-        for text in texts_for(0, size):
-            row = {"speaker": "Ann", "text": text, "occurredAt": "2026-06-01T12:00:00Z"}
-            out.write(json.dumps(row) + "\n")
+        for row in corpus.inputs(0, size):
+            out.write(json.dumps({k: v for k, v in row.items() if k != "userId"}) + "\n")
     print(f"  building the {size}-memory data set once (bulk path) in {folder}", file=sys.stderr)
     began = time.perf_counter()
     subprocess.run(
         [
             *(sys.executable, "-m", "api.cli", "ingest", str(lines)),
-            *("--user", "perf", "--batch-size", "256", "--data-dir", str(folder / "data")),
+            *("--user", USER, "--batch-size", "256", "--data-dir", str(folder / "data")),
         ],
         check=True,
-        env={**os.environ, "RECOLLECT_SESSION_IDLE_MINUTES": "0"},
+        env={**os.environ, **corpus.bulk_env},
     )
     rate = size / (time.perf_counter() - began)
     lines.unlink()
@@ -246,14 +217,28 @@ def resident(process: subprocess.Popen[bytes]) -> tuple[float, float]:
     return rss_kb(process.pid) / 1024, (rss_kb(engine[0]) / 1024 if engine else 0.0)
 
 
+def ingest_api(http: httpx.Client, base: str, inputs: list[dict[str, str]], batch: int) -> float:
+    """Seconds until every batch is acknowledged."""
+    started = time.perf_counter()
+    for at in range(0, len(inputs), batch):
+        body = http.post(
+            f"{base}/graphql",
+            json={"query": REMEMBER_MANY, "variables": {"i": inputs[at : at + batch]}},
+        ).json()
+        if body.get("errors"):
+            sys.exit(f"rememberMany failed: {body['errors'][0]}")
+    return time.perf_counter() - started
+
+
 def main() -> None:
     import faiss
 
-    from extraction.embedder import Embedder, embedding_text
+    from extraction.embedder import MODEL_TOKENS, Embedder, embedding_text
     from extraction.extractor import Extractor
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--data", choices=("real", "template"), default="real")
+    parser.add_argument("--sizes", help="default 1000,10000,50000 (template: …,100000)")
     parser.add_argument("--questions", type=int, default=100)
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--clients", type=int, default=8)
@@ -266,12 +251,15 @@ def main() -> None:
     )
     parser.add_argument("--cache", default=str(Path.home() / ".cache" / "recollect-perf"))
     args = parser.parse_args()
-    sizes = [int(s) for s in args.sizes.split(",")]
+    corpus = real_corpus() if args.data == "real" else template_corpus()
+    default = "1000,10000,50000" if args.data == "real" else "1000,10000,100000"
+    sizes = [int(s) for s in (args.sizes or default).split(",")]
+    questions = corpus.questions(args.questions)
 
-    embedder = Embedder()
-    extractor = Extractor.load()
+    # the baselines: the embedder as the model is configured, and spaCy's whole pipeline
+    embedder = Embedder(max_tokens=MODEL_TOKENS)
+    nlp = Extractor.load().nlp
     index = faiss.IndexFlatIP(embedder.dimensions)
-    rng = random.Random(11)
     rows = []
     written = 0
     with (
@@ -280,41 +268,29 @@ def main() -> None:
     ):
         http = httpx.Client(timeout=600)
         for size in [s for s in sizes if s <= args.api_max]:
-            texts = texts_for(written, size)
+            inputs = corpus.inputs(written, size)
+            texts = [embedding_text(i["text"], i["speaker"]) for i in inputs]
             started = time.perf_counter()
-            vectors = embedder.embed([embedding_text(t, "Ann") for t in texts])
+            vectors = embedder.embed(texts)
             embed_rate = len(texts) / (time.perf_counter() - started)
             started = time.perf_counter()
-            extractor.extract_many([(t, "Ann") for t in texts])
-            extract_rate = len(texts) / (time.perf_counter() - started)
+            for _ in nlp.pipe(texts, batch_size=64):
+                pass
+            spacy_rate = len(texts) / (time.perf_counter() - started)
             index.add(vectors)
+            acknowledged = ingest_api(http, base, inputs, args.batch)
             started = time.perf_counter()
-            for at in range(0, len(texts), args.batch):
-                inputs = [
-                    {
-                        "userId": "perf",
-                        "speaker": "Ann",
-                        "text": t,
-                        "occurredAt": "2026-06-01T12:00:00Z",
-                    }
-                    for t in texts[at : at + args.batch]
-                ]
-                body = http.post(
-                    f"{base}/graphql", json={"query": REMEMBER_MANY, "variables": {"i": inputs}}
-                ).json()
-                if body.get("errors"):
-                    sys.exit(f"rememberMany failed: {body['errors'][0]}")
-            ingest_rate = len(texts) / (time.perf_counter() - started)
+            wait_background(base)
+            drained = acknowledged + time.perf_counter() - started
             written = size
-            questions = [sentence(rng, QUESTIONS) for _ in range(args.questions)]
             context = measure_context(base, questions, args.clients)
             rows.append(
                 {
                     "size": size,
-                    "ingest": f"{ingest_rate:.1f}",
+                    "ingest": f"{len(texts) / acknowledged:.1f} / {len(texts) / drained:.1f}",
                     "embed": f"{embed_rate:.1f}",
-                    "extract": f"{extract_rate:.1f}",
-                    "ratio": f"{ingest_rate / embed_rate:.2f}",
+                    "spacy": f"{spacy_rate:.1f}",
+                    "ratio": f"{len(texts) / drained / embed_rate:.2f}",
                     "base": baseline(index, embedder, questions),
                     "rss": resident(process),
                     **context,
@@ -324,16 +300,15 @@ def main() -> None:
         http.close()
 
     for size in [s for s in sizes if s > args.api_max]:
-        data_dir, bulk_rate = cached_data(Path(args.cache), size)
+        data_dir, bulk_rate = cached_data(Path(args.cache), corpus, size)
         with served(data_dir) as (process, base):
-            questions = [sentence(rng, QUESTIONS) for _ in range(args.questions)]
             context = measure_context(base, questions, args.clients)
             rows.append(
                 {
                     "size": size,
                     "ingest": f"bulk {bulk_rate:.1f}" if bulk_rate else "cached",
                     "embed": "",
-                    "extract": "",
+                    "spacy": "",
                     "ratio": "",
                     "base": baseline(service_index(data_dir), embedder, questions),
                     "rss": resident(process),
@@ -341,29 +316,33 @@ def main() -> None:
                 }
             )
             print(f"  {size} memories done", file=sys.stderr)
+    report(rows, sizes, args.clients, corpus.name)
 
+
+def report(rows: list[dict[str, Any]], sizes: list[int], clients: int, data: str) -> None:
     print(
-        "\n| memories | ingest /s (API) | embedder only /s | extraction only /s | ratio "
-        "| first context ms | context p50/p95/p99 ms (sequential) "
-        f"| {args.clients} clients p50/p95/p99 ms | baseline p50/p95/p99 ms | p95 vs baseline "
-        "| errors | RSS service / engine MiB |"
+        f"\n{data} text\n\n| memories | ingest /s (acknowledged / with background) "
+        "| embedder only /s | spaCy only /s | ratio | first context ms "
+        f"| context p50/p95/p99 ms | {clients} clients p50/p95/p99 ms "
+        "| baseline p50/p95/p99 ms | p95 vs baseline | statements per context | errors "
+        "| RSS service / engine MiB |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         seq, conc, base_ = row["seq"], row["conc"], row["base"]
         print(
-            f"| {row['size']} | {row['ingest']} | {row['embed']} | {row['extract']} | "
-            f"{row['ratio']} | {row['warm'] * 1000:.0f} | "
+            f"| {row['size']:,} | {row['ingest']} | {row['embed']} | {row['spacy']} | "
+            f"{row['ratio']} | {row['warm'] * 1000:,.0f} | "
             f"{pct(seq, 0.5):.0f} / {pct(seq, 0.95):.0f} / {pct(seq, 0.99):.0f} | "
             f"{pct(conc, 0.5):.0f} / {pct(conc, 0.95):.0f} / {pct(conc, 0.99):.0f} | "
             f"{pct(base_, 0.5):.0f} / {pct(base_, 0.95):.0f} / {pct(base_, 0.99):.0f} | "
-            f"{pct(seq, 0.95) / pct(base_, 0.95):.1f}× | {row['errors']} | "
-            f"{row['rss'][0]:.0f} / {row['rss'][1]:.0f} |"
+            f"{pct(seq, 0.95) / pct(base_, 0.95):.1f}× | {row['statements']:.1f} | "
+            f"{row['errors']} | {row['rss'][0]:.0f} / {row['rss'][1]:.0f} |"
         )
     p95 = {row["size"]: pct(row["seq"], 0.95) for row in rows}
     for small, large in zip(sizes, sizes[1:], strict=False):
         if small in p95 and large in p95:
-            print(f"p95 at {large} / p95 at {small}: {p95[large] / p95[small]:.2f}×")
+            print(f"p95 at {large:,} / p95 at {small:,}: {p95[large] / p95[small]:.2f}×")
 
 
 if __name__ == "__main__":
