@@ -298,11 +298,6 @@ class Store:
             facts[found.id] = found
         return {i: (pair[0], pair[1]) for i, pair in links.items()}, facts
 
-    def neighbours(
-        self, user_id: str, ids: Sequence[str]
-    ) -> dict[str, tuple[str | None, str | None]]:
-        return self.neighbour_facts(user_id, ids)[0]
-
     # -- sessions -----------------------------------------------------------------------------
 
     def session(self, user_id: str, session_id: str) -> dict[str, Any] | None:

@@ -73,7 +73,7 @@ def test_one_bad_input_rejects_the_whole_batch(api: Api, remembered: list[dict[s
 def test_session_turns_are_chained_in_order(api: Api, remembered: list[dict[str, Any]]) -> None:
     store = api.runtime.store
     ids = [m["id"] for m in remembered]
-    links = store.neighbours(USER, [ids[3], ids[9], ids[10]])
+    links, _ = store.neighbour_facts(USER, [ids[3], ids[9], ids[10]])
     assert links[ids[3]] == (ids[2], ids[4])
     # turn 9 ends the first session and turn 10 opens the next: no link across sessions
     assert links[ids[9]] == (ids[8], None)
@@ -90,9 +90,10 @@ def test_forget_closes_the_gap_in_the_session_chain(api: Api) -> None:
         ],
     )["rememberMany"]
     first, middle, last = (m["id"] for m in made)
-    assert store.neighbours(USER, [middle])[middle] == (first, last)
+    assert store.neighbour_facts(USER, [middle])[0][middle] == (first, last)
     api.ok('mutation($id: ID!) { forget(userId: "alice", id: $id) }', id=middle)
-    assert store.neighbours(USER, [first, last]) == {first: (None, last), last: (first, None)}
+    links, _ = store.neighbour_facts(USER, [first, last])
+    assert links == {first: (None, last), last: (first, None)}
     # a later batch in the same session continues the chain from its last turn
     more = api.ok(
         REMEMBER_MANY,
@@ -105,4 +106,4 @@ def test_forget_closes_the_gap_in_the_session_chain(api: Api) -> None:
             }
         ],
     )["rememberMany"]
-    assert store.neighbours(USER, [more[0]["id"]])[more[0]["id"]] == (last, None)
+    assert store.neighbour_facts(USER, [more[0]["id"]])[0][more[0]["id"]] == (last, None)

@@ -20,6 +20,7 @@ service's reads between them.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -31,6 +32,7 @@ from extraction.embedder import embedding_text
 from extraction.when import first_interval
 from graph import ingest
 from graph.errors import InvalidInput
+from graph.ids import MemoryId
 from graph.lexical import LexicalScores
 from graph.limits import DEFAULT_MAX_MEMORIES, MAX_MEMORIES, Limits, check_range
 from graph.recall import tense
@@ -245,7 +247,11 @@ def _retrieve(
 def _facts(
     service: MemoryService, user_id: str, as_of: float, ids: list[str]
 ) -> dict[str, MemoryFacts]:
-    found = service.memory_facts(user_id, ids)
+    return _happened(service.memory_facts(user_id, ids), as_of)
+
+
+def _happened(found: Mapping[MemoryId, MemoryFacts], as_of: float) -> dict[str, MemoryFacts]:
+    """The memories said by `as_of`: a question asked in the past sees nothing said after it."""
     return {str(i): m for i, m in found.items() if m.occurred_at <= as_of}
 
 
@@ -310,9 +316,7 @@ def _with_neighbours(
     pool = pool[: request.config.neighbour_pool]
     links, around = service.turn_neighbours(user_id, [s.memory.id for s in pool])
     adjacent = adjacency(links)
-    found = {
-        str(i): m for i, m in around.items() if str(i) not in scored and m.occurred_at <= as_of
-    }
+    found = {i: m for i, m in _happened(around, as_of).items() if i not in scored}
     _fill_cosine(service, user_id, candidates.query, candidates.cosine, list(found))
     for memory_id, memory in found.items():
         cosine = candidates.cosine.get(memory_id, 0.0)
