@@ -21,14 +21,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from locomo import DEFAULT_DATA as LOCOMO_DIR
 from locomo import conversation_files
 from locomo import load as load_locomo
+from longmemeval import DEFAULT_DATA as LME_FILE
+from longmemeval import MAX_CHARS
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data"
-LME_FILE = DATA / "longmemeval-dev" / "longmemeval_s_dev.json.gz"
-LOCOMO_DIR = DATA / "locomo-dev"
-MAX_CHARS = 20_000  # as bench/longmemeval.py: the service's default text limit
 START = datetime(2023, 1, 1, tzinfo=UTC)
 
 
