@@ -3,22 +3,37 @@
 // in its session's NEXT chain, then deletes it. The one-value-at-a-time facts of the entities
 // it touched get their validity recomputed.
 MATCH (m:Memory {user_id: $user_id, id: $id})
+// the user's change sequence advances (as in write_memories.cypher) and the forgotten id joins its
+// log of removals, of which the newest $keep_removed are kept: a replica further behind than that
+// reloads instead of applying the removals (graph/follow.py)
+MERGE (log:ChangeLog {user_id: $user_id})
+ON CREATE SET log.epoch = $epoch, log.seq = 0, log.trimmed = 0, log.removed = [],
+  log.removed_seq = []
+SET log.locked = true
+WITH m, log
+SET log.seq = log.seq + 1
+WITH m, log, size(log.removed) + 1 - $keep_removed AS over
+SET log.trimmed = CASE WHEN over > 0 THEN log.removed_seq[over - 1] ELSE log.trimmed END
+SET log.removed = CASE WHEN over > 0 THEN log.removed[over..] ELSE log.removed END + [$id],
+  log.removed_seq = CASE WHEN over > 0 THEN log.removed_seq[over..] ELSE log.removed_seq END
+    + [log.seq]
+WITH m, log.seq AS seq, log.epoch AS epoch
 OPTIONAL MATCH (m)-[:MENTIONS]->(e:Entity)
-WITH m, collect(e) AS entities
+WITH seq, epoch, m, collect(e) AS entities
 OPTIONAL MATCH (a:Entity)-[r]->(:Entity)
 WHERE a IN entities AND $id IN r.evidence
-WITH m, entities, collect(DISTINCT r) AS rels
+WITH seq, epoch, m, entities, collect(DISTINCT r) AS rels
 FOREACH (r IN rels |
   SET r.evidence = [x IN r.evidence WHERE x <> $id],
     r.count = r.count - 1,
     r.strong = CASE WHEN m.pinned OR m.importance >= 3 THEN r.strong - 1 ELSE r.strong END)
 FOREACH (r IN [x IN rels WHERE size(x.evidence) = 0] | DELETE r)
-WITH m, entities
+WITH seq, epoch, m, entities
 // the one-value-at-a-time facts of the entities it touched get their validity recomputed, as in
 // write_memories.cypher: forgetting the newer value makes the older one current again
 OPTIONAL MATCH (a:Entity)-[x]->(:Entity)
 WHERE a IN entities AND type(x) IN $single_valued_types AND size(x.evidence) > 0
-WITH m, entities, a, [g IN $single_valued_groups WHERE type(x) IN g][0] AS g, collect(x) AS xs
+WITH seq, epoch, m, entities, a, [g IN $single_valued_groups WHERE type(x) IN g][0] AS g, collect(x) AS xs
 FOREACH (x IN xs |
   SET x.valid_from = x.first_seen,
     x.valid_to = reduce(v = null, y IN xs |
@@ -26,22 +41,22 @@ FOREACH (x IN xs |
           (CASE WHEN y.first_seen > x.last_seen THEN y.first_seen ELSE y.last_seen END) < v)
         THEN (CASE WHEN y.first_seen > x.last_seen THEN y.first_seen ELSE y.last_seen END)
         ELSE v END))
-WITH DISTINCT m, entities
+WITH DISTINCT seq, epoch, m, entities
 OPTIONAL MATCH (m)-[:IN_SESSION]->(session:Session)
 FOREACH (s IN CASE WHEN session IS NULL THEN [] ELSE [session] END |
   SET s.turn_count = s.turn_count - 1)
-WITH m, entities
+WITH seq, epoch, m, entities
 OPTIONAL MATCH (before:Memory)-[:NEXT]->(m)
 OPTIONAL MATCH (m)-[:NEXT]->(after:Memory)
 FOREACH (_ IN CASE WHEN before IS NULL OR after IS NULL THEN [] ELSE [1] END |
   CREATE (before)-[:NEXT]->(after))
 DETACH DELETE m
-WITH entities
+WITH seq, epoch, entities
 UNWIND CASE WHEN size(entities) = 0 THEN [null] ELSE entities END AS e
 OPTIONAL MATCH (e)<-[:MENTIONS]-(other:Memory)
-WITH e, count(other) AS remaining
+WITH seq, epoch, e, count(other) AS remaining
 FOREACH (_ IN CASE WHEN e IS NOT NULL AND remaining > 0 THEN [1] ELSE [] END |
   SET e.mention_count = remaining)
 FOREACH (_ IN CASE WHEN e IS NOT NULL AND remaining = 0 THEN [1] ELSE [] END |
   DETACH DELETE e)
-RETURN count(*) AS touched
+RETURN seq, epoch, count(*) AS touched

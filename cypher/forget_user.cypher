@@ -1,10 +1,13 @@
-// Deletes every node of one user (memories, entities, sessions and their edges); returns how many
-// memories were removed.
+// Deletes every node of one user (memories, entities, sessions and their edges, and the change
+// log: replicas see the log gone and drop their caches of the user); returns how many memories
+// were removed.
 OPTIONAL MATCH (m:Memory {user_id: $user_id})
 WITH collect(m) AS memories
 OPTIONAL MATCH (e:Entity {user_id: $user_id})
 WITH memories, collect(e) AS entities
 OPTIONAL MATCH (s:Session {user_id: $user_id})
 WITH memories, entities, collect(s) AS sessions
-FOREACH (n IN memories + entities + sessions | DETACH DELETE n)
+OPTIONAL MATCH (log:ChangeLog {user_id: $user_id})
+WITH memories, entities, sessions, collect(log) AS logs
+FOREACH (n IN memories + entities + sessions + logs | DETACH DELETE n)
 RETURN size(memories) AS count

@@ -7,14 +7,22 @@
 // loop. Relationship types are literals of the vocabulary (graph/vocabulary.py), chosen by type.
 MATCH (s:Entity {user_id: $user_id, key: $source})
 MATCH (t:Entity {user_id: $user_id, key: $target})
+// the user's change sequence advances (as in write_memories.cypher): replicas reload the catalogue
+MERGE (log:ChangeLog {user_id: $user_id})
+ON CREATE SET log.epoch = $epoch, log.seq = 0, log.trimmed = 0, log.removed = [],
+  log.removed_seq = []
+SET log.locked = true
+WITH s, t, log
+SET log.seq = log.seq + 1
+WITH s, t, log.seq AS seq, log.epoch AS epoch
 OPTIONAL MATCH (m:Memory {user_id: $user_id})-[y:MENTIONS]->(s)
 FOREACH (_ IN CASE WHEN m IS NULL THEN [] ELSE [1] END |
   MERGE (m)-[z:MENTIONS]->(t)
   ON CREATE SET z.as_speaker = y.as_speaker
 )
-WITH DISTINCT s, t
+WITH DISTINCT seq, epoch, s, t
 OPTIONAL MATCH (s)-[r]->(o:Entity {user_id: $user_id})
-WITH s, t, r, o, CASE WHEN r IS NULL OR o.key = $target THEN '' ELSE type(r) END AS k
+WITH seq, epoch, s, t, r, o, CASE WHEN r IS NULL OR o.key = $target THEN '' ELSE type(r) END AS k
 // -- outgoing --
 FOREACH (_ IN CASE WHEN k = 'WORKS_AT' THEN [1] ELSE [] END |
   MERGE (t)-[x:WORKS_AT]->(o)
@@ -250,9 +258,9 @@ FOREACH (_ IN CASE WHEN k = 'RELATED_TO' THEN [1] ELSE [] END |
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
     x.role = coalesce(x.role, r.role))
-WITH DISTINCT s, t
+WITH DISTINCT seq, epoch, s, t
 OPTIONAL MATCH (o:Entity {user_id: $user_id})-[r]->(s)
-WITH s, t, r, o, CASE WHEN r IS NULL OR o.key = $target THEN '' ELSE type(r) END AS k
+WITH seq, epoch, s, t, r, o, CASE WHEN r IS NULL OR o.key = $target THEN '' ELSE type(r) END AS k
 // -- incoming --
 FOREACH (_ IN CASE WHEN k = 'WORKS_AT' THEN [1] ELSE [] END |
   MERGE (o)-[x:WORKS_AT]->(t)
@@ -488,7 +496,7 @@ FOREACH (_ IN CASE WHEN k = 'RELATED_TO' THEN [1] ELSE [] END |
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
     x.role = coalesce(x.role, r.role))
-WITH DISTINCT s, t
+WITH DISTINCT seq, epoch, s, t
 // -- entity --
 SET t.aliases = coalesce(t.aliases, []) +
     [a IN [s.label] + coalesce(s.aliases, []) WHERE NOT a IN coalesce(t.aliases, []) AND a <> t.label],
@@ -496,8 +504,8 @@ SET t.aliases = coalesce(t.aliases, []) +
   t.last_seen = CASE WHEN s.last_seen > t.last_seen THEN s.last_seen ELSE t.last_seen END,
   t.gender = coalesce(t.gender, s.gender)
 DETACH DELETE s
-WITH DISTINCT t
+WITH DISTINCT seq, epoch, t
 OPTIONAL MATCH (t)<-[:MENTIONS]-(m:Memory {user_id: $user_id})
-WITH t, count(m) AS mentions
+WITH seq, epoch, t, count(m) AS mentions
 SET t.mention_count = mentions
-RETURN t.key AS key, mentions
+RETURN t.key AS key, mentions, seq, epoch

@@ -5,6 +5,17 @@
 // statement, so the batch is atomic on both engines. The Python side pre-aggregates per entity and
 // per relation; every list may be empty, hence the [null] padding and FOREACH guards.
 // Labels and relationship types are literals from graph/vocabulary.py (a test keeps them in sync).
+// The user's change sequence (graph/follow.py) advances first, in this statement: the memories
+// written carry its new value, so another replica brings its caches up to date from what changed
+// after the value it holds. Writing `locked` before reading `seq` takes the node's write lock on
+// Neo4j, so concurrent writers get consecutive values in commit order.
+MERGE (log:ChangeLog {user_id: $user_id})
+ON CREATE SET log.epoch = $epoch, log.seq = 0, log.trimmed = 0, log.removed = [],
+  log.removed_seq = []
+SET log.locked = true
+WITH log
+SET log.seq = log.seq + 1
+WITH log.seq AS seq, log.epoch AS epoch
 UNWIND $memories AS m
 CREATE (mem:Memory {
   id: m.id, user_id: $user_id, text: m.text, caption: m.caption, speaker: m.speaker,
@@ -14,9 +25,9 @@ CREATE (mem:Memory {
   content_hash: m.content_hash, importance: m.importance, pinned: m.pinned,
   category: m.category, fact_type: m.fact_type, kind: m.kind, vector_id: m.vector_id,
   embedding: m.embedding, embedding_model: m.embedding_model, topic_candidates: m.topic_candidates,
-  repeat_of: m.repeat_of
+  repeat_of: m.repeat_of, seq: seq
 })
-WITH count(mem) AS created
+WITH seq, epoch, count(mem) AS created
 UNWIND CASE WHEN size($entities) = 0 THEN [null] ELSE $entities END AS x
 FOREACH (_ IN CASE WHEN x IS NULL THEN [] ELSE [1] END |
   MERGE (e:Entity {user_id: $user_id, key: x.key})
@@ -36,21 +47,21 @@ FOREACH (_ IN CASE WHEN x IS NULL THEN [] ELSE [1] END |
   FOREACH (_ IN CASE WHEN x.type = 'topic' THEN [1] ELSE [] END | SET e:Topic)
   FOREACH (_ IN CASE WHEN x.type = 'pet' THEN [1] ELSE [] END | SET e:Pet)
 )
-WITH created, count(*) AS _entities
+WITH seq, epoch, created, count(*) AS _entities
 UNWIND CASE WHEN size($mentions) = 0 THEN [null] ELSE $mentions END AS me
 OPTIONAL MATCH (mem:Memory {user_id: $user_id, id: me.memory_id})
 OPTIONAL MATCH (e:Entity {user_id: $user_id, key: me.key})
 FOREACH (_ IN CASE WHEN mem IS NULL OR e IS NULL THEN [] ELSE [1] END |
   CREATE (mem)-[:MENTIONS {as_speaker: me.as_speaker}]->(e)
 )
-WITH created, count(*) AS _mentions
+WITH seq, epoch, created, count(*) AS _mentions
 UNWIND CASE WHEN size($next) = 0 THEN [null] ELSE $next END AS nx
 OPTIONAL MATCH (before:Memory {user_id: $user_id, id: nx.from})
 OPTIONAL MATCH (after:Memory {user_id: $user_id, id: nx.to})
 FOREACH (_ IN CASE WHEN before IS NULL OR after IS NULL THEN [] ELSE [1] END |
   CREATE (before)-[:NEXT]->(after)
 )
-WITH created, count(*) AS _next
+WITH seq, epoch, created, count(*) AS _next
 UNWIND CASE WHEN size($sessions) = 0 THEN [null] ELSE $sessions END AS se
 FOREACH (_ IN CASE WHEN se IS NULL THEN [] ELSE [1] END |
   MERGE (s:Session {user_id: $user_id, id: se.id})
@@ -61,18 +72,18 @@ FOREACH (_ IN CASE WHEN se IS NULL THEN [] ELSE [1] END |
     s.last_turn_at = CASE WHEN se.last_turn_at > s.last_turn_at THEN se.last_turn_at
       ELSE s.last_turn_at END
 )
-WITH created, count(*) AS _sessions
+WITH seq, epoch, created, count(*) AS _sessions
 UNWIND CASE WHEN size($in_session) = 0 THEN [null] ELSE $in_session END AS ins
 OPTIONAL MATCH (turn:Memory {user_id: $user_id, id: ins.memory_id})
 OPTIONAL MATCH (session:Session {user_id: $user_id, id: ins.session_id})
 FOREACH (_ IN CASE WHEN turn IS NULL OR session IS NULL THEN [] ELSE [1] END |
   CREATE (turn)-[:IN_SESSION]->(session)
 )
-WITH created, count(*) AS _in_session
+WITH seq, epoch, created, count(*) AS _in_session
 UNWIND CASE WHEN size($relations) = 0 THEN [null] ELSE $relations END AS r
 OPTIONAL MATCH (a:Entity {user_id: $user_id, key: r.src})
 OPTIONAL MATCH (b:Entity {user_id: $user_id, key: r.dst})
-WITH created, r, a, b, CASE WHEN a IS NULL OR b IS NULL THEN '' ELSE r.type END AS t
+WITH seq, epoch, created, r, a, b, CASE WHEN a IS NULL OR b IS NULL THEN '' ELSE r.type END AS t
 FOREACH (_ IN CASE WHEN t = 'WORKS_AT' THEN [1] ELSE [] END |
   MERGE (a)-[x:WORKS_AT]->(b)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
@@ -229,7 +240,7 @@ FOREACH (_ IN CASE WHEN t = 'RELATED_TO' THEN [1] ELSE [] END |
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
     x.role = coalesce(r.role, x.role))
-WITH created, count(*) AS _relations
+WITH seq, epoch, created, count(*) AS _relations
 // One value at a time (graph/vocabulary.py SINGLE_VALUED): for each source this batch states such
 // a fact of, per group, a relation is valid from its first_seen until another value of the group
 // is stated after its last_seen (that value's first_seen, or its last_seen when the two were
@@ -237,7 +248,7 @@ WITH created, count(*) AS _relations
 // batch that arrives out of event order still leaves the right history.
 OPTIONAL MATCH (a:Entity {user_id: $user_id})-[x]->(:Entity {user_id: $user_id})
 WHERE a.key IN $single_valued_sources AND type(x) IN $single_valued_types
-WITH created, a, [g IN $single_valued_groups WHERE type(x) IN g][0] AS g, collect(x) AS xs
+WITH seq, epoch, created, a, [g IN $single_valued_groups WHERE type(x) IN g][0] AS g, collect(x) AS xs
 FOREACH (x IN xs |
   SET x.valid_from = x.first_seen,
     x.valid_to = reduce(v = null, y IN xs |
@@ -245,11 +256,11 @@ FOREACH (x IN xs |
           (CASE WHEN y.first_seen > x.last_seen THEN y.first_seen ELSE y.last_seen END) < v)
         THEN (CASE WHEN y.first_seen > x.last_seen THEN y.first_seen ELSE y.last_seen END)
         ELSE v END))
-WITH created, count(*) AS _validity
+WITH seq, epoch, created, count(*) AS _validity
 // an earlier memory said again (graph/repeats.py): the new one names it in repeat_of, it counts
 UNWIND CASE WHEN size($repeated) = 0 THEN [null] ELSE $repeated END AS rp
 OPTIONAL MATCH (o:Memory {user_id: $user_id, id: rp.id})
 FOREACH (_ IN CASE WHEN o IS NULL THEN [] ELSE [1] END |
   SET o.repeats = coalesce(o.repeats, 0) + rp.count)
-WITH created, count(*) AS _repeated
-RETURN created
+WITH seq, epoch, created, count(*) AS _repeated
+RETURN created, seq, epoch

@@ -131,3 +131,32 @@ class EntityRecord:
     first_seen: float | None
     last_seen: float | None
     relations: tuple[RelationRecord, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class Mark:
+    """Where a user's change sequence stands (graph/follow.py). `epoch` names one life of the
+    user's log (a new one after forgetUser); a user without a log is `Mark(None, 0)`."""
+
+    epoch: str | None
+    seq: int
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any] | None) -> Mark:
+        if not row or row.get("epoch") is None:
+            return cls(None, 0)
+        return cls(str(row["epoch"]), int(row["seq"] or 0))
+
+    def follows(self, earlier: Mark | None) -> bool:
+        """True when this mark is the one change right after `earlier`."""
+        return earlier is not None and earlier.epoch == self.epoch and earlier.seq + 1 == self.seq
+
+
+@dataclass(frozen=True)
+class ChangeLog:
+    """The change sequence with the removals it still lists: (sequence value, memory id) pairs
+    newer than `trimmed`."""
+
+    mark: Mark
+    trimmed: int
+    removed: tuple[tuple[int, str], ...]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
+from uuid import uuid4
 
 from extraction.model import KnownEntity
 from extraction.resolver import RoleLink
@@ -17,7 +18,9 @@ from graph.executor import Executor
 from graph.ids import MemoryId
 from graph.records import (
     MAX_EVIDENCE,
+    ChangeLog,
     EntityRecord,
+    Mark,
     MemoryFacts,
     MemoryRecord,
     RelationRecord,
@@ -61,7 +64,13 @@ STATEMENTS = {
     "count_memories",
     "revalidate_facts",
     "memories_in_time",
+    "change_mark",
+    "change_log",
+    "memories_since",
 }
+
+# removals the change log lists (graph/follow.py): a replica further behind reloads the user
+KEEP_REMOVED = 512
 
 
 # what the statements that keep one-value-at-a-time facts' validity need of the vocabulary
@@ -95,10 +104,12 @@ class Store:
         in_session: list[dict[str, Any]],
         single_valued_sources: list[str],
         repeated: list[dict[str, Any]],
-    ) -> int:
+    ) -> Mark:
+        """Writes one batch atomically; returns the change it made (graph/follow.py)."""
         rows = self._run(
             "write_memories",
             user_id=user_id,
+            epoch=uuid4().hex,
             memories=memories,
             entities=entities,
             mentions=mentions,
@@ -110,10 +121,19 @@ class Store:
             repeated=repeated,
             **_SINGLE_VALUED,
         )
-        return int(rows[0]["created"]) if rows else 0
+        return Mark.from_row(rows[0] if rows else None)
 
-    def forget(self, user_id: str, memory_id: str) -> bool:
-        return bool(self._run("forget_memory", user_id=user_id, id=memory_id, **_SINGLE_VALUED))
+    def forget(self, user_id: str, memory_id: str) -> Mark | None:
+        """Forgets one memory; the change it made, or None when there was no such memory."""
+        rows = self._run(
+            "forget_memory",
+            user_id=user_id,
+            id=memory_id,
+            epoch=uuid4().hex,
+            keep_removed=KEEP_REMOVED,
+            **_SINGLE_VALUED,
+        )
+        return Mark.from_row(rows[0]) if rows else None
 
     def forget_user(self, user_id: str) -> int:
         rows = self._run("forget_user", user_id=user_id)
@@ -178,12 +198,36 @@ class Store:
         speakers = [row["key"] for row in rows if row["spoke"]]
         return people, speakers
 
-    def merge_entities(self, user_id: str, source: str, target: str) -> bool:
-        """True when `source` existed and was merged into `target`."""
-        rows = self._run("merge_entities", user_id=user_id, source=source, target=target)
+    def merge_entities(self, user_id: str, source: str, target: str) -> Mark | None:
+        """The change made when `source` existed and was merged into `target`, else None."""
+        rows = self._run(
+            "merge_entities", user_id=user_id, source=source, target=target, epoch=uuid4().hex
+        )
         # the target's facts now include the source's: one value at a time again
         self._run("revalidate_facts", user_id=user_id, sources=[target], **_SINGLE_VALUED)
-        return bool(rows)
+        return Mark.from_row(rows[0]) if rows else None
+
+    # -- the change sequence (graph/follow.py) ------------------------------------------------
+
+    def change_mark(self, user_id: str) -> Mark:
+        rows = self._run("change_mark", user_id=user_id)
+        return Mark.from_row(rows[0] if rows else None)
+
+    def change_log(self, user_id: str) -> ChangeLog:
+        rows = self._run("change_log", user_id=user_id)
+        row = rows[0] if rows else {}
+        removed = tuple(
+            (int(seq), str(memory_id))
+            for seq, memory_id in zip(
+                row.get("removed_seq") or [], row.get("removed") or [], strict=True
+            )
+        )
+        return ChangeLog(Mark.from_row(row), int(row.get("trimmed") or 0), removed)
+
+    def memories_since(self, user_id: str, since: int, upto: int) -> list[dict[str, Any]]:
+        """Memories written after change `since` up to `upto`: id, text, speaker, kind, embedding
+        and embedding_model."""
+        return self._run("memories_since", user_id=user_id, since=since, upto=upto)
 
     def entities(
         self,

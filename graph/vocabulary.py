@@ -152,7 +152,14 @@ __all__ = [
     "check_identifier",
 ]
 
-NODE_LABELS: tuple[str, ...] = ("Memory", "Entity", "Session", *ENTITY_LABELS.values())
+# ChangeLog: one per user, its change sequence (graph/follow.py)
+NODE_LABELS: tuple[str, ...] = (
+    "Memory",
+    "Entity",
+    "Session",
+    "ChangeLog",
+    *ENTITY_LABELS.values(),
+)
 # MENTIONS: memory -> entity; NEXT: a session's turns in ingest order; IN_SESSION: turn -> session;
 # SUMMARIZED_BY: session -> its episodic summary memory
 EDGE_TYPES: tuple[str, ...] = ("MENTIONS", "NEXT", "IN_SESSION", "SUMMARIZED_BY", *RELATION_TYPES)

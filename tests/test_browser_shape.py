@@ -36,9 +36,10 @@ def test_graph_is_readable_in_the_browser(api: Api) -> None:
     for entity_label in ("Person", "Place", "Org"):
         row = labels[tuple(sorted(("Entity", entity_label)))]
         assert row["nodes"] >= 1 and all(row["examples"])
-    assert set(labels) <= {("Memory",)} | {
+    assert set(labels) <= {("Memory",), ("ChangeLog",)} | {
         tuple(sorted(("Entity", v))) for v in ENTITY_LABELS.values()
     }
+    assert labels[("ChangeLog",)]["nodes"] == 1  # the user's change sequence (graph/follow.py)
     captions = labels[("Memory",)]["examples"]
     assert "My sister Mary lives in Boston and works at Acme Corp." in captions
     assert any(c.endswith("…") and len(c) <= 60 for c in captions)
