@@ -257,13 +257,13 @@ def _target_executor(args: argparse.Namespace) -> Executor:
     protocol (another Recollect data directory's engine, for instance)."""
     from urllib.parse import urlparse
 
+    from api.runtime import falkordb_server
     from graph.executor import BoltExecutor, FalkorExecutor
 
     url = urlparse(args.to)
-    if url.scheme == "falkordb":
-        if not url.hostname or not url.port:
-            raise ValueError(f"--to {args.to!r}: expected falkordb://HOST:PORT[/GRAPH]")
-        return FalkorExecutor(url.hostname, url.port, url.path.strip("/") or "recollect")
+    server = falkordb_server(args.to)
+    if server is not None:
+        return FalkorExecutor(*server)
     if url.scheme in {"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"}:
         return BoltExecutor(
             args.to,

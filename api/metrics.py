@@ -103,6 +103,31 @@ class _RuntimeCollector(Collector):
         for cache, users in rt.service.cache_sizes().items():
             cached.add_metric([cache], users)
         yield cached
+        usage = rt.service.cache_usage()
+        held = GaugeMetricFamily(
+            "recollect_cache_bytes",
+            "What the users held in the per-user caches weighed when last used",
+        )
+        held.add_metric([], usage["bytes"])
+        yield held
+        budget = GaugeMetricFamily(
+            "recollect_cache_budget_bytes", "The per-user caches' budget (RECOLLECT_CACHE_MB)"
+        )
+        budget.add_metric([], usage["budget_bytes"])
+        yield budget
+        evictions = CounterMetricFamily(
+            "recollect_cache_evictions", "Users whose caches were evicted to stay within budget"
+        )
+        evictions.add_metric([], usage["evictions"])
+        yield evictions
+        reconciled = CounterMetricFamily(
+            "recollect_cache_catch_ups",
+            "Caches brought up to the graph's change sequence: a delta applied or a user reloaded",
+            labels=["how"],
+        )
+        reconciled.add_metric(["delta"], rt.service.reconciled.deltas)
+        reconciled.add_metric(["reload"], rt.service.reconciled.reloads)
+        yield reconciled
         pending = GaugeMetricFamily(
             "recollect_background_pending",
             "Background tasks queued or running (episodes, access statistics, index rebuilds)",

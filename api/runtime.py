@@ -11,6 +11,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlparse
 
 from api.settings import Settings
 from extraction.embedder import Embedder, ModelVerificationError
@@ -35,7 +36,6 @@ class Runtime:
     service: MemoryService
     engine: EmbeddedEngine | None = None
     started_at: float = field(default_factory=time.time)
-    reconcile: dict[str, Any] = field(default_factory=dict)
     _stopping: threading.Event = field(default_factory=threading.Event)
     _watcher: threading.Thread | None = None
 
@@ -46,7 +46,15 @@ class Runtime:
 
     @property
     def engine_kind(self) -> str:
-        return "embedded-falkordb" if self.engine else "bolt"
+        if self.engine is not None:
+            return "embedded-falkordb"
+        return "falkordb" if isinstance(self.executor, FalkorExecutor) else "bolt"
+
+    @property
+    def reconcile(self) -> dict[str, Any]:
+        """What bringing users' vector indexes up to the graph did since start (graph/follow.py):
+        users reconciled whole, vectors added, removed, embedded again, deltas applied."""
+        return dict(self.service.reconciled.__dict__)
 
     def health(self) -> dict[str, Any]:
         engine_ok = self.executor.ping() and (self.engine is None or self.engine.alive())
@@ -58,6 +66,7 @@ class Runtime:
                 "spacy": self.service.extractor.name,
             },
             "reconcile": self.reconcile,
+            "caches": self.service.cache_usage(),
         }
 
     def watch_engine(self, interval: float = 0.5) -> None:
@@ -97,6 +106,21 @@ class Runtime:
                 self.engine.stop()
 
 
+def falkordb_server(uri: str) -> tuple[str, int, str] | None:
+    """falkordb://HOST:PORT[/GRAPH] → (host, port, graph); None for any other scheme (Bolt).
+    A falkordb:// URI without a host or port is a ValueError naming the form expected."""
+    url = urlparse(uri)
+    if url.scheme != "falkordb":
+        return None
+    try:
+        port = url.port
+    except ValueError:
+        port = None
+    if not url.hostname or not port:
+        raise ValueError(f"graph URI {uri!r}: expected falkordb://HOST:PORT[/GRAPH]")
+    return url.hostname, port, url.path.strip("/") or "recollect"
+
+
 def load_models(
     extractor: Extractor | None = None, embedder: Embedder | None = None
 ) -> tuple[Extractor, Embedder]:
@@ -117,7 +141,14 @@ def start(
     engine: EmbeddedEngine | None = None
     executor: Executor
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    if settings.graph_uri:
+    server = falkordb_server(settings.graph_uri) if settings.graph_uri else None
+    if server is not None:
+        # a FalkorDB server shared by several replicas (falkordb://host:port/graph)
+        executor = FalkorExecutor(*server)
+        if not executor.ping():
+            executor.close()
+            raise StoreUnavailable(f"cannot reach the graph server at {settings.graph_uri}")
+    elif settings.graph_uri:
         executor = BoltExecutor(
             settings.graph_uri,
             settings.graph_user,
@@ -143,8 +174,11 @@ def start(
             embedder,
             settings.limits,
             settings.vector_flush_seconds,
+            int(settings.cache_mb * 2**20),
         )
-        report = service.reconcile()
+        # each user's index is reconciled on its first call; only files of gone users are swept
+        # here, off the start-up path
+        service.background(service.sweep)
         if settings.session_idle_minutes > 0:
             gap = settings.session_idle_minutes * 60.0
 
@@ -159,6 +193,5 @@ def start(
             engine.stop()
         raise
     runtime = Runtime(settings, executor, store, vectors, service, engine)
-    runtime.reconcile = report.__dict__
     runtime.watch_engine()
     return runtime

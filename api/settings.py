@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from graph.limits import Limits
+from graph.residency import CACHE_MB
 
 _LIMITS = Limits()
 
@@ -37,6 +38,9 @@ class Settings:
     max_body_bytes: int = 32 * 1024 * 1024
     session_idle_minutes: int = 30
     vector_flush_seconds: float = 5.0
+    # what the per-user caches (FAISS, BM25, catalogue) may hold before the least recently used
+    # users are evicted (graph/residency.py)
+    cache_mb: float = CACHE_MB
 
     @property
     def limits(self) -> Limits:
@@ -76,6 +80,7 @@ ENVIRONMENT: dict[str, str] = {
     "max_body_bytes": "RECOLLECT_MAX_BODY_BYTES",
     "session_idle_minutes": "RECOLLECT_SESSION_IDLE_MINUTES",
     "vector_flush_seconds": "RECOLLECT_VECTOR_FLUSH_SECONDS",
+    "cache_mb": "RECOLLECT_CACHE_MB",
 }
 
 
@@ -104,4 +109,5 @@ _CASTS: dict[str, Callable[[str, str], Any]] = {
     "max_body_bytes": _number(int),
     "session_idle_minutes": _number(int),
     "vector_flush_seconds": _number(float),
+    "cache_mb": _number(float),
 }

@@ -31,6 +31,8 @@ from extraction.embedder import embedding_text
 
 _STEMMER: Any = None
 K1, B = 1.5, 0.75  # bm25s's defaults, used for the tail too
+# bytes per document id, per distinct term and per tail token held in Python objects (`nbytes`)
+PER_DOCUMENT, PER_TERM, PER_TOKEN = 200, 190, 55
 
 Scores = npt.NDArray[np.float64]
 
@@ -109,6 +111,22 @@ class LexicalIndex:
     def __len__(self) -> int:
         with self._lock:
             return len(self._ids) - len(self._removed)
+
+    def nbytes(self) -> int:
+        """What the index holds in memory, estimated (graph/residency.py weighs users by it): the
+        base's sparse score matrix exactly, Python's per-document, per-term and per-posting
+        objects at sizes measured with tracemalloc (tests/test_residency.py checks the estimate
+        against a measurement)."""
+        with self._lock:
+            arrays = 0
+            terms = len(self._df)
+            if self._bm25 is not None:
+                arrays = sum(
+                    int(a.nbytes) for a in self._bm25.scores.values() if hasattr(a, "nbytes")
+                )
+                terms += len(self._bm25.vocab_dict)
+            tail = sum(len(doc) for doc in self._tail_tokens)
+            return arrays + PER_DOCUMENT * len(self._ids) + PER_TERM * terms + PER_TOKEN * tail
 
     def outgrown(self, share: float = 0.05, floor: int = 64) -> bool:
         """True when the tail or the removals exceed `floor` + `share` of the base."""
@@ -234,6 +252,15 @@ class LexicalIndexes:
         """Forgets the user's index; the next query builds it from the graph."""
         with self._lock:
             self._indexes.pop(user_id, None)
+
+    def nbytes(self, user_id: str) -> int:
+        with self._lock:
+            index = self._indexes.get(user_id)
+        return 0 if index is None else index.nbytes()
+
+    def resident(self) -> set[str]:
+        with self._lock:
+            return set(self._indexes)
 
     def add(self, user_id: str, ids: Sequence[str], texts: Sequence[str]) -> None:
         """Memories just written, as "Speaker: text"; call it after the graph write."""

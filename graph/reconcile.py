@@ -1,14 +1,18 @@
-"""Start-up reconciliation: every user's FAISS index is made to agree with the graph.
+"""Reconciliation: a user's FAISS index is made to agree with the graph, the source of truth.
 
-The graph is the source of truth (embeddings and their model id are stored on memory nodes); the
-FAISS files are caches. A crash between the graph write and the index save leaves a memory without
-its vector, a deleted memory may leave one behind, and an index of another model is rebuilt.
+Embeddings and their model id are stored on memory nodes; the FAISS files are caches. A crash
+between the graph write and the index save leaves a memory without its vector, a deleted memory
+may leave one behind, an index of another model is rebuilt, and a replica's index misses what
+other processes wrote. graph/follow.py applies the changes since the index's mark when it can and
+reconciles the whole user here when it cannot; `sweep` drops the files of users that are gone.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -24,48 +28,72 @@ CHUNK = 256
 
 @dataclass
 class ReconcileReport:
+    """Counts since start: vectors added from stored embeddings, removed, embedded again (another
+    model), index files of gone users dropped; changes applied as deltas and whole-user reloads."""
+
     users: int = 0
     added: int = 0
     removed: int = 0
     reembedded: int = 0
     dropped_indexes: int = 0
+    deltas: int = 0
+    reloads: int = 0
 
 
-def reconcile(store: Store, vectors: VectorStore, embedder: TextEmbedder) -> ReconcileReport:
-    """Adds missing vectors (from the stored embedding, or embedded again when it is of another
-    model), removes vectors of deleted memories and drops index files of users that are gone."""
-    report = ReconcileReport()
-    users = store.users()
-    stems = {VectorStore.stem_of(u) for u in users}
+def add_rows(
+    vectors: VectorStore,
+    embedder: TextEmbedder,
+    user_id: str,
+    rows: Sequence[dict[str, Any]],
+    report: ReconcileReport,
+) -> None:
+    """Adds memories' vectors: the stored embedding when of this model, else embedded again."""
+    ready = [
+        r for r in rows if r.get("embedding_model") == embedder.model_id and r.get("embedding")
+    ]
+    ready_ids = {r["id"] for r in ready}
+    stale = [r for r in rows if r["id"] not in ready_ids]
+    if ready:
+        matrix = np.stack([decode_embedding(r["embedding"]) for r in ready])
+        vectors.add(user_id, [r["id"] for r in ready], matrix)
+        report.added += len(ready)
+    if stale:
+        matrix = embedder.embed([embedding_text(r["text"], r.get("speaker")) for r in stale])
+        vectors.add(user_id, [r["id"] for r in stale], matrix)
+        report.reembedded += len(stale)
+
+
+def reconcile_user(
+    store: Store,
+    vectors: VectorStore,
+    embedder: TextEmbedder,
+    user_id: str,
+    report: ReconcileReport,
+) -> None:
+    """Adds the vectors the index misses and removes those of memories that are gone."""
+    report.users += 1
+    graph_ids = store.memory_vector_ids(user_id)
+    index_ids = vectors.ids(user_id)
+    extra = index_ids - set(graph_ids)
+    missing = [i for i in graph_ids if i not in index_ids]
+    if extra:
+        report.removed += vectors.remove(user_id, extra)
+    for start in range(0, len(missing), CHUNK):
+        add_rows(
+            vectors,
+            embedder,
+            user_id,
+            store.memory_embeddings(user_id, missing[start : start + CHUNK]),
+            report,
+        )
+
+
+def sweep(store: Store, vectors: VectorStore, report: ReconcileReport) -> None:
+    """Drops the index files of users the graph no longer holds (forgotten through another
+    process). Runs off the start-up path: it reads every user id once."""
+    stems = {VectorStore.stem_of(u) for u in store.users()}
     for stem in vectors.stored_stems() - stems:
         vectors.drop_stem(stem)
         report.dropped_indexes += 1
-    for user_id in users:
-        report.users += 1
-        graph_ids = store.memory_vector_ids(user_id)
-        index_ids = vectors.ids(user_id)
-        extra = index_ids - set(graph_ids)
-        missing = [i for i in graph_ids if i not in index_ids]
-        if extra:
-            report.removed += vectors.remove(user_id, extra)
-        for start in range(0, len(missing), CHUNK):
-            rows = store.memory_embeddings(user_id, missing[start : start + CHUNK])
-            ready = [
-                r
-                for r in rows
-                if r.get("embedding_model") == embedder.model_id and r.get("embedding")
-            ]
-            stale = [r for r in rows if r not in ready]
-            if ready:
-                matrix = np.stack([decode_embedding(r["embedding"]) for r in ready])
-                vectors.add(user_id, [r["id"] for r in ready], matrix)
-                report.added += len(ready)
-            if stale:
-                texts = [embedding_text(r["text"], r.get("speaker")) for r in stale]
-                matrix = embedder.embed(texts)
-                vectors.add(user_id, [r["id"] for r in stale], matrix)
-                report.reembedded += len(stale)
-    vectors.flush()
-    if report.added or report.removed or report.reembedded or report.dropped_indexes:
-        log.info("vector reconciliation: %s", report)
-    return report
+    if report.dropped_indexes:
+        log.info("dropped %d vector indexes of users that are gone", report.dropped_indexes)

@@ -4,10 +4,13 @@ Owns the per-user caches (entity catalogue, turns per speaker), the write lock a
 run models beside the request thread.
 
 Write order for a batch: validate all → idempotency look-up → extract (nlp.pipe, on the extraction
-thread) beside embed (batched, on the request thread), outside the write lock → under it:
-idempotency again, resolve, one graph statement, FAISS and BM25. The graph is the source of truth:
-a crash after the graph write leaves a memory without a vector, which graph/reconcile.py (run at
-start) repairs. Synchronous by design; the API calls it from worker threads.
+thread) beside embed (batched, on the request thread), outside the write lock → under it: the
+caches brought up to the graph's change mark, idempotency again, resolve, one graph statement
+(which advances the mark), FAISS and BM25. The graph is the source of truth: the caches follow it
+(graph/follow.py) on every call that reads them, so a crash after the graph write, a write through
+another process or replica, and a forget elsewhere all reach this process's answers. Caches are
+held for the users used most recently within a byte budget (graph/residency.py). Synchronous by
+design; the API calls it from worker threads.
 """
 
 from __future__ import annotations
@@ -32,19 +35,25 @@ from extraction.resolver import Resolution, Resolver
 from graph import ingest
 from graph.batch import batch_rows
 from graph.errors import InvalidInput, NotFound
+from graph.follow import catch_up
 from graph.ids import MemoryId, is_memory_id, new_memory_id
 from graph.ingest import NewMemory
 from graph.lexical import LexicalIndexes, LexicalScores
 from graph.limits import Limits
-from graph.reconcile import ReconcileReport, reconcile
-from graph.records import MAX_EVIDENCE, EntityRecord, MemoryFacts, MemoryRecord
+from graph.reconcile import ReconcileReport, sweep
+from graph.records import MAX_EVIDENCE, EntityRecord, Mark, MemoryFacts, MemoryRecord
 from graph.repeats import REPEAT_COSINE, Said, closest_repeat, said_whole
+from graph.residency import CACHE_MB, Residency
 from graph.store import Store
 from graph.vectors import VectorStore, encode_embedding
 
 log = logging.getLogger("recollect.service")
 # turns of a session read back for its people when the cache is cold (pronouns in the next turn)
 SESSION_TURNS = 8
+# what one known entity or candidate topic of a user's catalogue holds in memory (its record,
+# names, alias and slug indexes): 580 bytes measured with tracemalloc on 600 real turns of
+# bench/realtext.py (899 entities, 1,226 candidate topics)
+PER_ENTITY = 600
 
 Vector = npt.NDArray[np.float32]
 # called off the request path after turns with a sessionId were written: (user_id, event time of
@@ -67,6 +76,7 @@ class MemoryService:
         embedder: TextEmbedder,
         limits: Limits,
         flush_seconds: float,
+        cache_bytes: int = CACHE_MB * 2**20,
     ) -> None:
         self._store = store
         self._vectors = vectors
@@ -80,6 +90,8 @@ class MemoryService:
         self._catalogs: dict[str, Resolver] = {}
         self.ingested = 0  # memories written since start (for /metrics)
         self._speakers: dict[str, Counter[str]] = {}  # turns per speaker, guarded by _catalog_lock
+        self._residency = Residency(cache_bytes)
+        self.reconciled = ReconcileReport()  # what following the store did since start
         self._lexical = LexicalIndexes(
             store.memory_texts, schedule=lambda rebuild, user: self.background(rebuild, user)
         )
@@ -98,6 +110,62 @@ class MemoryService:
         self._extraction.shutdown(wait=True)
         self._queries.shutdown(wait=True)
         self._flush_vectors(force=True)
+
+    # -- caches that follow the store (graph/follow.py) within a budget (graph/residency.py) --
+
+    def follow(self, user_id: str) -> None:
+        """Brings this process's caches of the user up to the graph's change mark before a call
+        that reads them: one small statement when nothing changed elsewhere, the delta (or a
+        reload) when it did. Also records the call for the cache budget."""
+        mark = self._store.change_mark(user_id)
+        if not (self._residency.holds(user_id) and self._vectors.mark(user_id) == mark):
+            with self._write_lock:
+                self._follow_locked(user_id)
+        self._use(user_id)
+
+    def _follow_locked(self, user_id: str) -> None:
+        """`follow` under the write lock: a write of this process never interleaves."""
+        if not self._residency.holds(user_id):
+            # cold (never used, or evicted): the FAISS index comes from its file and is brought
+            # up to date below; anything else still held of the user is from before
+            self._lexical.drop(user_id)
+            self._forget_catalog(user_id)
+        held = self._vectors.mark(user_id)
+        mark = catch_up(
+            self._store, self._vectors, self._lexical, self.embedder, user_id, self.reconciled
+        )
+        if mark != held:
+            self._forget_catalog(user_id)  # entities and speakers changed elsewhere: read again
+
+    def _advance(self, user_id: str, marks: Sequence[Mark | None]) -> None:
+        """After this process's own changes are applied to its caches: the held mark moves along
+        the changes it made, as long as they come right after it (when another process wrote in
+        between, the next `follow` applies that delta, ours included, which is idempotent)."""
+        for mark in marks:
+            if mark is not None and mark.follows(self._vectors.mark(user_id)):
+                self._vectors.set_mark(user_id, mark)
+
+    def _weight(self, user_id: str) -> int:
+        with self._catalog_lock:
+            resolver = self._catalogs.get(user_id)
+            entities = len(resolver.entities) + len(resolver.candidates) if resolver else 0
+        return (
+            self._vectors.nbytes(user_id) + self._lexical.nbytes(user_id) + PER_ENTITY * entities
+        )
+
+    def _use(self, user_id: str) -> None:
+        """Books the user's call and weight; evicts the least recently used users over budget."""
+        victims = self._residency.use(user_id, self._weight(user_id))
+        if victims:
+            with self._write_lock:
+                for victim in victims:
+                    if not self._residency.holds(victim):  # not loaded again meanwhile
+                        self._evict(victim)
+
+    def _evict(self, user_id: str) -> None:
+        self._vectors.evict(user_id)
+        self._lexical.drop(user_id)
+        self._forget_catalog(user_id)
 
     # -- catalogue ----------------------------------------------------------------------------
 
@@ -256,6 +324,8 @@ class MemoryService:
         extracted = dict(zip(fresh, extractions, strict=True))
         embedded = dict(zip(fresh, vectors, strict=True))
         with self._write_lock:
+            # the catalogue resolves against what every process wrote
+            self._follow_locked(user_id)
             # a concurrent request may have written the same memories meanwhile: check again
             fresh = self._dedupe(user_id, batch, fresh, hashes, ids, created)
             if not fresh:
@@ -280,11 +350,11 @@ class MemoryService:
                 self._store.last_in_sessions(user_id, sessions),
                 repeat_of,
             )
-            self._store.write_batch(user_id, **rows)
+            marks: list[Mark | None] = [self._store.write_batch(user_id, **rows)]
             self.ingested += len(fresh)
             for resolution in resolutions:
                 for source, target in resolution.merges:
-                    self._store.merge_entities(user_id, source, target)
+                    marks.append(self._store.merge_entities(user_id, source, target))
             with self._catalog_lock:
                 speakers = self._speakers.get(user_id)
                 if speakers is not None:
@@ -304,6 +374,8 @@ class MemoryService:
                 fresh_ids,
                 [embedding_text(batch[i].text, batch[i].speaker) for i in fresh],
             )
+            self._advance(user_id, marks)
+        self._use(user_id)
 
     def _resolve(
         self,
@@ -389,16 +461,27 @@ class MemoryService:
             "catalog": catalogs,
         }
 
+    def cache_usage(self) -> dict[str, int]:
+        """The per-user caches against their budget (for /metrics and /healthz): users held,
+        bytes they weighed when last used, the budget, evictions since start."""
+        return {
+            "users": self._residency.users,
+            "bytes": self._residency.total,
+            "budget_bytes": self._residency.budget,
+            "evictions": self._residency.evictions,
+        }
+
     def forget(self, user_id: str, memory_id: str) -> bool:
         _check_ids(user_id, memory_id)
         with self._write_lock:
-            if not self._store.memories(user_id, [memory_id]):
+            mark = self._store.forget(user_id, memory_id)
+            if mark is None:
                 raise NotFound(f"no memory {memory_id!r} for this user")
-            self._store.forget(user_id, memory_id)
             self._vectors.remove(user_id, [memory_id])
-            self._vectors.flush()
             self._lexical.remove(user_id, [memory_id])
             self._forget_catalog(user_id)
+            self._advance(user_id, [mark])
+            self._vectors.flush()
         return True
 
     def forget_user(self, user_id: str) -> int:
@@ -408,6 +491,7 @@ class MemoryService:
             self._vectors.drop_user(user_id)
             self._lexical.drop(user_id)
             self._forget_catalog(user_id)
+            self._residency.forget(user_id)
         return count
 
     def merge_entities(self, user_id: str, sources: Sequence[str], into: str) -> EntityRecord:
@@ -425,6 +509,7 @@ class MemoryService:
                 "sources", f"holds the target {into!r}; an entity is not merged into itself"
             )
         with self._write_lock:
+            self._follow_locked(user_id)
             resolver = self.catalog(user_id)
             if into not in resolver.entities:
                 raise NotFound(f"no entity {into!r} for this user")
@@ -435,8 +520,9 @@ class MemoryService:
                 source = resolver.entities.get(key)
                 if source is None:
                     continue  # merged before: the alias resolves to the target
-                self._store.merge_entities(user_id, key, into)
+                mark = self._store.merge_entities(user_id, key, into)
                 resolver.learn_alias(into, key, [source.label, *source.aliases])
+                self._advance(user_id, [mark])
         record = self._store.entities(user_id, [into]).get(into)
         if record is None:  # forgotten between the merge and the read
             raise NotFound(f"no entity {into!r} for this user")
@@ -614,9 +700,10 @@ class MemoryService:
         if ids:
             self.background(self._store.touch, user_id, list(ids), time.time())
 
-    def reconcile(self) -> ReconcileReport:
-        """Makes every user's FAISS index agree with the graph (the source of truth)."""
-        return reconcile(self._store, self._vectors, self.embedder)
+    def sweep(self) -> None:
+        """Drops the vector files of users the graph no longer holds (start-up, in the
+        background: each user's index is otherwise reconciled on its first call)."""
+        sweep(self._store, self._vectors, self.reconciled)
 
 
 def _check_key(key: str, field: str) -> str:

@@ -1,9 +1,11 @@
 """FAISS indexes, one per user, keyed by memory id (the only place ids become FAISS int64).
 
-Each index lives in `<data>/vectors/<sha256(user)>.faiss` beside a `.json` with the model id and
-dimensions; both are written to a temporary file and renamed, so a crash never leaves a torn file.
-The graph is the source of truth (embeddings are stored on the memory nodes too): indexes are
-caches that start-up reconciliation repairs (graph/service.py). Saving is debounced; call `flush`.
+Each index lives in `<data>/vectors/<sha256(user)>.faiss` beside a `.json` with the model id,
+dimensions and the user's change mark the index holds at least (graph/follow.py); both are written
+to a temporary file and renamed, so a crash never leaves a torn file. The graph is the source of
+truth (embeddings are stored on the memory nodes too): an index is a cache, loaded on a user's first
+call and brought up to the graph's mark then (graph/follow.py). Saving is debounced; call `flush`.
+Indexes are held in memory until the service evicts them (graph/residency.py).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from graph.ids import MemoryId
+from graph.records import Mark
 
 log = logging.getLogger("recollect.vectors")
 
@@ -61,6 +64,9 @@ class _UserIndex:
     def __init__(self, dims: int) -> None:
         self.index: Any = faiss.IndexIDMap2(faiss.IndexFlatIP(dims))
         self.dirty = False
+        # the change mark the index holds at least; None: unknown (a new index, or a file written
+        # before marks), which graph/follow.py answers by reconciling the whole user
+        self.mark: Mark | None = None
 
 
 class VectorStore:
@@ -98,6 +104,8 @@ class VectorStore:
                 entry.dirty = True
                 return entry
             entry.index = faiss.read_index(str(index_path))
+            if "seq" in meta:
+                entry.mark = Mark(meta.get("epoch"), int(meta["seq"]))
         except (OSError, ValueError, RuntimeError):
             log.warning("unreadable vector index %s; it will be rebuilt", index_path.name)
             entry = _UserIndex(self.dims)
@@ -114,22 +122,58 @@ class VectorStore:
         written = 0
         with self._lock:
             for user_id, entry in list(self._users.items()):
-                if not entry.dirty:
-                    continue
-                index_path, meta_path = self._paths(user_id)
-                if entry.index.ntotal == 0:
-                    for path in (index_path, meta_path):
-                        path.unlink(missing_ok=True)
-                else:
-                    tmp = index_path.with_suffix(".faiss.tmp")
-                    faiss.write_index(entry.index, str(tmp))
-                    os.replace(tmp, index_path)
-                    meta_tmp = meta_path.with_suffix(".json.tmp")
-                    meta_tmp.write_text(json.dumps({"model_id": self.model_id, "dims": self.dims}))
-                    os.replace(meta_tmp, meta_path)
-                entry.dirty = False
-                written += 1
+                if entry.dirty:
+                    self._save(user_id, entry)
+                    written += 1
         return written
+
+    def _save(self, user_id: str, entry: _UserIndex) -> None:
+        """Writes one index and its meta atomically (an empty index: both files go)."""
+        index_path, meta_path = self._paths(user_id)
+        if entry.index.ntotal == 0:
+            for path in (index_path, meta_path):
+                path.unlink(missing_ok=True)
+        else:
+            tmp = index_path.with_suffix(".faiss.tmp")
+            faiss.write_index(entry.index, str(tmp))
+            os.replace(tmp, index_path)
+            meta_tmp = meta_path.with_suffix(".json.tmp")
+            meta = {"model_id": self.model_id, "dims": self.dims}
+            if entry.mark is not None:
+                meta.update(epoch=entry.mark.epoch, seq=entry.mark.seq)
+            meta_tmp.write_text(json.dumps(meta))
+            os.replace(meta_tmp, meta_path)
+        entry.dirty = False
+
+    def evict(self, user_id: str) -> None:
+        """Saves the user's index if it changed and lets it go from memory (the file stays)."""
+        with self._lock:
+            entry = self._users.pop(user_id, None)
+            if entry is not None and entry.dirty:
+                self._save(user_id, entry)
+
+    def resident(self) -> set[str]:
+        """Users whose index is held in memory."""
+        with self._lock:
+            return set(self._users)
+
+    def nbytes(self, user_id: str) -> int:
+        """What the user's index holds in memory: the vectors, the id map both ways (FAISS's
+        IndexIDMap2 keeps a reverse hash map)."""
+        with self._lock:
+            entry = self._users.get(user_id)
+            return 0 if entry is None else int(entry.index.ntotal) * (self.dims * 4 + 48)
+
+    def mark(self, user_id: str) -> Mark | None:
+        with self._lock:
+            return self._get(user_id).mark
+
+    def set_mark(self, user_id: str, mark: Mark) -> None:
+        with self._lock:
+            entry = self._get(user_id)
+            if entry.mark != mark:
+                entry.mark = mark
+                entry.dirty = True
 
     # -- reads and writes ---------------------------------------------------------------------
 

@@ -49,6 +49,10 @@ def test_metrics_count_operations_errors_ingest_and_caches(api: Api) -> None:
     assert delta("recollect_graph_statements_sum", operation="context") >= 2 * 4
     assert delta("recollect_graph_statements_sum", operation="rememberMany") >= 1
     assert after[("recollect_cached_users", (("cache", "vectors"),))] >= 1
+    held, budget = after[("recollect_cache_bytes", ())], after[("recollect_cache_budget_bytes", ())]
+    assert 0 < held <= budget == int(api.runtime.settings.cache_mb * 2**20)
+    assert after[("recollect_cache_evictions_total", ())] == 0
+    assert ("recollect_cache_catch_ups_total", (("how", "delta"),)) in after
     assert after[("recollect_engine_up", ())] == 1
     assert after[("recollect_engine_restarts_total", ())] == 0
     assert delta(ok, operation="context", outcome="error") == 1

@@ -54,8 +54,10 @@ def test_restart_keeps_everything_and_reconciles_vectors(
         # every memory: the turns and the episodes of the two sessions ended by idleness
         total = api.runtime.store.count_memories(USER)
         assert total == len(made) + 2
+        # nothing happens at start: the user's index is reconciled on the user's first call
+        assert api.runtime.reconcile["added"] == 0
+        assert _answer(api, "Where does Mary live?") == before
         assert api.runtime.reconcile["added"] == total
         assert api.runtime.vectors.count(USER) == total
-        assert _answer(api, "Where does Mary live?") == before
     finally:
         close_api(api)

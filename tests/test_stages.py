@@ -347,6 +347,11 @@ def test_a_context_call_reads_what_the_stages_ask_for(tmp_path: Path) -> None:
     assert {ids["bob1"], ids["bob2"]} <= read and ids["ann1"] not in read
     # one statement per read (on Bolt, one round trip each)
     assert executor.names() == [
+        # the user's first call in this process: the caches are brought up to the graph's change
+        # sequence (graph/follow.py): where it stands, its log, the index checked against the ids
+        "change_mark",
+        "change_log",
+        "list_memory_vectors",
         "speaker_turns",
         "last_session",
         "entity_catalog",

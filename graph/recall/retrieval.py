@@ -111,6 +111,8 @@ def check_request(request: ContextRequest, limits: Limits) -> None:
 
 def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
     check_request(request, service.limits)
+    # the caches (FAISS, BM25, catalogue) first catch up with what other processes changed
+    service.follow(request.user_id)
     as_of = request.as_of if request.as_of is not None else time.time()
     time_line, user_line = _header_lines(service, request, as_of)
     floor = minimum_tokens(time_line, user_line)

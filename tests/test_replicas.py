@@ -1,0 +1,237 @@
+"""Several replicas over one graph: two services on one FalkorDB server (`falkordb://`), each with
+its own data directory (its own FAISS files) and its own caches, reached through the GraphQL API.
+What one replica writes, forgets or forgets of a user, the other's next answer reflects; writes
+through both at once lose nothing; a key of one user reads nothing of another on either replica;
+and a separate `recollect ingest` process writing to the same server is seen by a running one."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from extraction.embedder import Embedder
+from extraction.extractor import Extractor
+from graph.engine import EmbeddedEngine
+from tests.conftest import Api, close_api, open_api
+from tests.documents import AS_OF, CONTEXT, REMEMBER_MANY
+
+pytestmark = pytest.mark.slow  # starts the engine and two services
+
+KEYS = "key-alice=alice;key-bob=bob;key-ops=*"
+ALICE = {"Authorization": "Bearer key-alice"}
+OPS = {"Authorization": "Bearer key-ops"}
+FORGET = "mutation($user: ID!, $id: ID!) { forget(userId: $user, id: $id) }"
+FORGET_USER = "mutation($user: ID!) { forgetUser(userId: $user) }"
+
+
+class Replica:
+    """One service over the shared server, called with a key that may read every user."""
+
+    def __init__(self, api: Api) -> None:
+        self.api = api
+
+    def ok(self, query: str, **variables: Any) -> Any:
+        body = self.api.raw(query, headers=OPS, **variables)
+        assert "errors" not in body, body["errors"]
+        return body["data"]
+
+    def remember(self, user: str, *texts: str, session: str | None = None) -> list[str]:
+        inputs = [
+            {"userId": user, "text": t, "speaker": "Dana", "sessionId": session} for t in texts
+        ]
+        made = self.ok(REMEMBER_MANY, inputs=inputs)["rememberMany"]
+        return [m["id"] for m in made]
+
+    def answer(self, user: str, message: str) -> dict[str, str]:
+        block = self.ok(CONTEXT, user=user, message=message, max=20)["context"]
+        return {m["memory"]["id"]: m["memory"]["text"] for m in block["memories"]}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A FalkorDB server (the engine Recollect embeds, run on its own) and its URI."""
+    engine = EmbeddedEngine(tmp_path_factory.mktemp("server"))
+    engine.start()
+    try:
+        yield f"falkordb://127.0.0.1:{engine.port}/shared"
+    finally:
+        engine.stop()
+
+
+@pytest.fixture(scope="module")
+def replicas(
+    server: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    extractor: Extractor,
+    embedder: Embedder,
+) -> Iterator[tuple[Replica, Replica]]:
+    a, _ = open_api(
+        tmp_path_factory.mktemp("a"), extractor, embedder, graph_uri=server, api_keys=KEYS
+    )
+    b, _ = open_api(
+        tmp_path_factory.mktemp("b"), extractor, embedder, graph_uri=server, api_keys=KEYS
+    )
+    try:
+        yield Replica(a), Replica(b)
+    finally:
+        close_api(a)
+        close_api(b)
+
+
+def test_both_replicas_run_on_the_shared_server(replicas: tuple[Replica, Replica]) -> None:
+    a, b = replicas
+    for replica in (a, b):
+        health = replica.api.client.get("/healthz").json()
+        assert health["engine"] == {"kind": "falkordb", "ok": True, "restarts": 0}
+
+
+def test_a_write_through_one_is_answered_by_the_other(replicas: tuple[Replica, Replica]) -> None:
+    a, b = replicas
+    a.remember("u-write", "I adopted a greyhound called Biscuit.", "My sister lives in Porto.")
+    assert (
+        "I adopted a greyhound called Biscuit."
+        in b.answer("u-write", "What is my dog called?").values()
+    )
+    # B holds the user's caches now; the next write through A reaches B's next answer
+    [memory_id] = a.remember("u-write", "I started learning the cello in March.")
+    assert memory_id in b.answer("u-write", "Which instrument do I play?")
+    # B's own indexes hold it (not only the graph): FAISS found it, and BM25 scores its words
+    service = b.api.runtime.service
+    assert memory_id in {
+        str(i) for i, _ in service.search_vectors("u-write", _vector(b, "cello"), 5)
+    }
+    assert service.lexical_scores("u-write", "cello").top(3)[0] == memory_id
+    # the entity catalogue follows too: B knows every entity A's writes made
+    in_graph = {e.key for e in b.api.runtime.store.catalog("u-write")}
+    assert any("cello" in key for key in in_graph)
+    assert set(service.catalog("u-write").entities) == in_graph
+
+
+def test_a_memory_forgotten_through_one_is_never_returned_by_the_other(
+    replicas: tuple[Replica, Replica],
+) -> None:
+    a, b = replicas
+    ids = a.remember(
+        "u-forget",
+        "My locker code at the gym is 4417.",
+        "I keep my passport in the blue drawer.",
+    )
+    secret = ids[0]
+    assert secret in b.answer("u-forget", "What is my locker code?")
+    assert a.ok(FORGET, user="u-forget", id=secret) == {"forget": True}
+    for message in ("What is my locker code?", "gym locker 4417", "Where is my passport?"):
+        assert secret not in b.answer("u-forget", message)
+    service = b.api.runtime.service
+    assert secret not in {
+        str(i) for i, _ in service.search_vectors("u-forget", _vector(b, "locker code 4417"), 10)
+    }
+    assert secret not in service.lexical_scores("u-forget", "locker 4417").top(10)
+    assert b.api.runtime.reconcile["deltas"] >= 1  # applied as a delta, not a reload
+
+
+def test_forget_user_through_one_empties_the_others_answers(
+    replicas: tuple[Replica, Replica],
+) -> None:
+    a, b = replicas
+    a.remember("u-gone", "I work at a bakery in Leeds.", "My brother Sam plays rugby.")
+    assert b.answer("u-gone", "Where do I work?")
+    assert a.ok(FORGET_USER, user="u-gone") == {"forgetUser": 2}
+    assert b.answer("u-gone", "Where do I work?") == {}
+    assert b.answer("u-gone", "bakery Leeds rugby Sam") == {}
+    assert b.api.runtime.service.catalog("u-gone").entities == {}
+    # the user can start again, through either replica
+    [again] = b.remember("u-gone", "I moved to York.")
+    assert list(a.answer("u-gone", "Where did I move?")) == [again]
+
+
+def test_concurrent_writes_through_both_lose_nothing(replicas: tuple[Replica, Replica]) -> None:
+    a, b = replicas
+    acknowledged: list[str] = []
+    failures: list[BaseException] = []
+    lock = threading.Lock()
+
+    def write(replica: Replica, name: str) -> None:
+        try:
+            for batch in range(4):
+                texts = [
+                    f"Note {name}-{batch}-{i}: I visited gallery number {name}{batch}{i} today."
+                    for i in range(5)
+                ]
+                ids = replica.remember("u-both", *texts, session=f"s-{name}")
+                with lock:
+                    acknowledged.extend(ids)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            failures.append(exc)
+
+    threads = [
+        threading.Thread(target=write, args=(a, "a")),
+        threading.Thread(target=write, args=(b, "b")),
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures, failures
+    assert len(acknowledged) == len(set(acknowledged)) == 40
+    # every acknowledged memory is in the graph once, and each replica's indexes hold all of them
+    store = a.api.runtime.store
+    turns = [r for r in store.memories("u-both", acknowledged).values() if r.kind == "turn"]
+    assert len(turns) == 40
+    for replica in (a, b):
+        service = replica.api.runtime.service
+        service.follow("u-both")
+        assert set(acknowledged) <= {str(i) for i in replica.api.runtime.vectors.ids("u-both")}
+        marks = replica.api.runtime.vectors.mark("u-both")
+        assert marks == store.change_mark("u-both")
+
+
+def test_one_users_key_reads_nothing_of_another_on_either_replica(
+    replicas: tuple[Replica, Replica],
+) -> None:
+    a, b = replicas
+    [bobs] = a.remember("bob", "My bank PIN hint is the name of my first cat, Whiskers.")
+    for replica in (a, b):
+        body = replica.api.raw(
+            CONTEXT, headers=ALICE, user="bob", message="What is my PIN hint?", asOf=AS_OF
+        )
+        assert body["errors"][0]["extensions"]["code"] == "FORBIDDEN"
+        own = replica.api.raw(
+            CONTEXT, headers=ALICE, user="alice", message="Whiskers PIN hint cat", asOf=AS_OF
+        )
+        assert "errors" not in own
+        assert bobs not in json.dumps(own) and "Whiskers" not in json.dumps(own)
+
+
+def test_an_ingest_process_writing_to_the_server_is_seen_by_a_running_replica(
+    server: str, replicas: tuple[Replica, Replica], tmp_path: Path
+) -> None:
+    a, _ = replicas
+    a.remember("u-cli", "I grow tomatoes on my balcony.")
+    assert a.answer("u-cli", "What do I grow?")  # A holds the user's caches
+    lines = tmp_path / "memories.jsonl"
+    lines.write_text(
+        json.dumps({"userId": "u-cli", "text": "I bought a kayak last weekend.", "speaker": "Dana"})
+        + "\n"
+    )
+    cli = Path(sys.executable).with_name("recollect")
+    done = subprocess.run(
+        [str(cli), "ingest", str(lines), "--data-dir", str(tmp_path / "cli")],
+        env={**os.environ, "RECOLLECT_GRAPH_URI": server},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "I bought a kayak last weekend." in a.answer("u-cli", "What did I buy?").values()
+
+
+def _vector(replica: Replica, text: str) -> Any:
+    return replica.api.runtime.service.embed([text])[0]
