@@ -144,7 +144,7 @@ def start(
     server = falkordb_server(settings.graph_uri) if settings.graph_uri else None
     if server is not None:
         # a FalkorDB server shared by several replicas (falkordb://host:port/graph)
-        executor = FalkorExecutor(*server)
+        executor = FalkorExecutor(*server, namespace=settings.namespace)
         if not executor.ping():
             executor.close()
             raise StoreUnavailable(f"cannot reach the graph server at {settings.graph_uri}")
@@ -154,6 +154,7 @@ def start(
             settings.graph_user,
             settings.graph_password,
             engine="neo4j",
+            namespace=settings.namespace,
         )
         if not executor.ping():
             executor.close()
@@ -161,7 +162,9 @@ def start(
     else:
         engine = EmbeddedEngine(settings.data_dir, bolt_port=settings.bolt_port)
         engine.start()
-        executor = FalkorExecutor("127.0.0.1", engine.port, settings.graph_name)
+        executor = FalkorExecutor(
+            "127.0.0.1", engine.port, settings.graph_name, namespace=settings.namespace
+        )
     try:
         executor.apply_schema()
         extractor, embedder = load_models(extractor, embedder)

@@ -29,6 +29,9 @@ class Settings:
     graph_user: str | None = None
     graph_password: str | None = field(default=None, repr=False)
     graph_name: str = "recollect"
+    # user ids live under this prefix in the graph, so deployments (or test runs) can share one
+    # database (graph/executor.py Namespace); empty: none
+    namespace: str = ""
     # Embedded engine: also open the experimental Bolt port (0 = off).
     bolt_port: int = 0
     api_keys: str | None = field(default=None, repr=False)
@@ -72,6 +75,7 @@ ENVIRONMENT: dict[str, str] = {
     "graph_user": "RECOLLECT_GRAPH_USER",
     "graph_password": "RECOLLECT_GRAPH_PASSWORD",
     "graph_name": "RECOLLECT_GRAPH_NAME",
+    "namespace": "RECOLLECT_NAMESPACE",
     "bolt_port": "RECOLLECT_BOLT_PORT",
     "api_keys": "RECOLLECT_API_KEYS",
     "max_text_chars": "RECOLLECT_MAX_TEXT_CHARS",

@@ -4,11 +4,15 @@ Two adapters: `FalkorExecutor` (FalkorDB's native protocol, the embedded default
 `BoltExecutor` (the neo4j driver, for Neo4j 5 or FalkorDB's Bolt port). Driver errors are
 translated here, once, into graph.errors. Nothing above this module knows which driver runs.
 Logs carry statement names only, never parameters.
+
+Both may run in a namespace (RECOLLECT_NAMESPACE): several deployments, or test runs, share one
+database, each seeing only its own users (`Namespace`).
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from typing import Any, Protocol
 
@@ -38,6 +42,56 @@ def _failed(name: str, reason: str) -> QueryFailed:
     return QueryFailed(f"statement {name} failed")
 
 
+NAMESPACE = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+
+
+class Namespace:
+    """User ids of one deployment in a database it shares with others: `alice` is stored as
+    `<namespace>/alice`. Applied here, at the one seam, so every statement stays scoped without
+    knowing: the `user_id` parameter (and `user_id` of exported rows being imported) gains the
+    prefix, and rows coming back lose it — a row of another namespace (only statements that read
+    across users return one: the list of users) is dropped."""
+
+    def __init__(self, name: str = "") -> None:
+        if name and not NAMESPACE.match(name):
+            raise ValueError(f"namespace {name!r}: use 1 to 40 letters, digits, '_' or '-'")
+        self.prefix = f"{name}/" if name else ""
+
+    def params(self, params: dict[str, Any] | None) -> dict[str, Any]:
+        values = dict(params or {})
+        if not self.prefix:
+            return values
+        if isinstance(values.get("user_id"), str):
+            values["user_id"] = self.prefix + values["user_id"]
+        rows = values.get("rows")
+        if isinstance(rows, list):
+            values["rows"] = [
+                {**r, "user_id": self.prefix + r["user_id"]}
+                if isinstance(r, dict) and isinstance(r.get("user_id"), str)
+                else r
+                for r in rows
+            ]
+        return values
+
+    def rows(self, rows: list[Row]) -> list[Row]:
+        if not self.prefix:
+            return rows
+        out: list[Row] = []
+        for row in rows:
+            user_id = row.get("user_id")
+            if isinstance(user_id, str):
+                if not user_id.startswith(self.prefix):
+                    continue
+                row = {**row, "user_id": user_id[len(self.prefix) :]}
+            props = row.get("props")
+            if isinstance(props, dict) and isinstance(props.get("user_id"), str):
+                inner = props["user_id"]
+                if inner.startswith(self.prefix):
+                    row = {**row, "props": {**props, "user_id": inner[len(self.prefix) :]}}
+            out.append(row)
+        return out
+
+
 class Executor(Protocol):
     queries: Queries
 
@@ -53,7 +107,7 @@ class Executor(Protocol):
 class FalkorExecutor:
     """Native-protocol adapter. The falkordb client's connection pool is thread-safe."""
 
-    def __init__(self, host: str, port: int, graph_name: str) -> None:
+    def __init__(self, host: str, port: int, graph_name: str, namespace: str = "") -> None:
         import redis
         from falkordb import FalkorDB
 
@@ -64,6 +118,7 @@ class FalkorExecutor:
         self._response_error = redis.exceptions.ResponseError
         self.queries = Queries("falkordb")
         self._falkordb = FalkorDB
+        self._namespace = Namespace(namespace)
         self._graph_name = graph_name
         self._db = FalkorDB(host=host, port=port)
         self._graph = self._db.select_graph(graph_name)
@@ -81,13 +136,14 @@ class FalkorExecutor:
             # the client inlines parameters into the query text, which a NUL would cut short
             raise InvalidInput("parameters", f"of {name} contain a NUL character (\\0)")
         try:
-            result = self._graph.query(text, params or {})
+            result = self._graph.query(text, self._namespace.params(params))
         except self._redis_errors as exc:
             raise StoreUnavailable(f"graph engine unreachable while running {name}") from exc
         except self._response_error as exc:
             raise _failed(name, type(exc).__name__) from exc
         header = [column[1] for column in result.header]
-        return [dict(zip(header, row, strict=True)) for row in result.result_set]
+        rows = [dict(zip(header, row, strict=True)) for row in result.result_set]
+        return self._namespace.rows(rows)
 
     def apply_schema(self) -> None:
         for text in self.queries.schema:
@@ -120,10 +176,12 @@ class BoltExecutor:
         password: str | None,
         database: str | None = None,
         engine: str = "neo4j",
+        namespace: str = "",
     ) -> None:
         import neo4j
 
         self._neo4j = neo4j
+        self._namespace = Namespace(namespace)
         auth = (user, password or "") if user else None
         self.queries = Queries(engine)
         self._database = database
@@ -138,8 +196,8 @@ class BoltExecutor:
         errors = self._neo4j.exceptions
         try:
             with self._driver.session(database=self._database) as session:
-                result = session.run(text, params or {})
-                return [record.data() for record in result]
+                result = session.run(text, self._namespace.params(params))
+                return self._namespace.rows([record.data() for record in result])
         except (errors.ServiceUnavailable, errors.SessionExpired) as exc:
             raise StoreUnavailable(f"graph server unreachable while running {name}") from exc
         except errors.Neo4jError as exc:

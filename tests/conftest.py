@@ -1,8 +1,17 @@
 """Shared fixtures: the real models are loaded once per session; each integration module gets a
-real embedded engine on its own temporary data directory, reached through the ASGI app."""
+real embedded engine on its own temporary data directory, reached through the ASGI app.
+
+With `RECOLLECT_TEST_GRAPH_URI` (a bolt:// Neo4j or a falkordb:// server, with
+`RECOLLECT_TEST_GRAPH_USER` / `RECOLLECT_TEST_GRAPH_PASSWORD`) every service the tests open runs
+against that server instead, in a namespace of its own derived from its data directory (the same
+across a restart, another for every module), so a shared database is fine and nothing is wiped.
+Tests of the embedded engine itself (killing it, its Bolt port, its process) are skipped then.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +26,24 @@ from extraction.embedder import Embedder
 from extraction.extractor import Extractor
 
 MODEL_FIXTURES = {"extractor", "embedder"}
+TEST_GRAPH_URI = os.environ.get("RECOLLECT_TEST_GRAPH_URI") or None
+# for modules that test the embedded engine the service starts (its process, its Bolt port)
+embedded_only = pytest.mark.skipif(
+    TEST_GRAPH_URI is not None, reason="tests the embedded engine; RECOLLECT_TEST_GRAPH_URI is set"
+)
+
+
+def graph_settings(data_dir: Path) -> dict[str, Any]:
+    """Settings that point a service at RECOLLECT_TEST_GRAPH_URI, if set, in the namespace of
+    `data_dir`; nothing otherwise."""
+    if TEST_GRAPH_URI is None:
+        return {}
+    return {
+        "graph_uri": TEST_GRAPH_URI,
+        "graph_user": os.environ.get("RECOLLECT_TEST_GRAPH_USER") or None,
+        "graph_password": os.environ.get("RECOLLECT_TEST_GRAPH_PASSWORD") or None,
+        "namespace": "t" + hashlib.sha256(str(data_dir.resolve()).encode()).hexdigest()[:12],
+    }
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -69,7 +96,7 @@ class Api:
 def open_api(
     data_dir: Path, extractor: Extractor, embedder: Embedder, **settings: Any
 ) -> tuple[Api, TestClient]:
-    config = Settings(data_dir=data_dir, **settings)
+    config = Settings(data_dir=data_dir, **{**graph_settings(data_dir), **settings})
     runtime = start(config, extractor=extractor, embedder=embedder)
     client = TestClient(create_app(config, runtime=runtime))
     client.__enter__()

@@ -31,9 +31,10 @@ from graph.ingest import NewMemory
 from graph.recall.retrieval import ContextRequest, retrieve
 from graph.service import MemoryService
 from graph.store import Store
+from tests.conftest import embedded_only
 from tests.conversation import USER, turns
 
-pytestmark = pytest.mark.slow  # starts the engine, the service or Node
+pytestmark = [pytest.mark.slow, embedded_only]  # the embedded engine itself
 
 BOLT_GRAPH = "falkordb"
 

@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from graph.vocabulary import EDGE_TYPES, ENTITY_LABELS
-from tests.conftest import Api
+from tests.conftest import Api, embedded_only
+
+pytestmark = embedded_only  # the embedded engine itself
 
 ANALYST = Path(__file__).resolve().parents[1] / "cypher" / "analyst"
 REMEMBER_MANY = "mutation($i: [MemoryInput!]!) { rememberMany(inputs: $i) { id } }"

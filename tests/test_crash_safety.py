@@ -19,8 +19,9 @@ from api.settings import Settings
 from bench.spawn import children, served
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
+from tests.conftest import embedded_only
 
-pytestmark = pytest.mark.slow  # starts the engine, the service or Node
+pytestmark = [pytest.mark.slow, embedded_only]  # the embedded engine itself
 
 USER = "crash"
 BATCH = 32

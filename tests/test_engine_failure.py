@@ -12,9 +12,9 @@ import pytest
 
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
-from tests.conftest import close_api, open_api
+from tests.conftest import close_api, embedded_only, open_api
 
-pytestmark = pytest.mark.slow  # starts the engine, the service or Node
+pytestmark = [pytest.mark.slow, embedded_only]  # the embedded engine itself
 
 REMEMBER = 'mutation($t: String!) { remember(input: {userId: "u", text: $t}) { id } }'
 MEMORY = 'query($id: ID!) { memory(userId: "u", id: $id) { text } }'

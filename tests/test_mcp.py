@@ -30,6 +30,7 @@ from api.settings import Settings
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
 from graph.errors import Forbidden, InvalidInput, Unauthenticated
+from tests.conftest import graph_settings
 
 pytestmark = pytest.mark.slow
 
@@ -178,9 +179,11 @@ def served(
     tmp_path_factory: pytest.TempPathFactory, extractor: Extractor, embedder: Embedder
 ) -> Iterator[tuple[str, Runtime]]:
     """The app on a real port (uvicorn in a thread), with keys for alice, bob, and both."""
+    data_dir = tmp_path_factory.mktemp("mcp")
     settings = Settings(
-        data_dir=tmp_path_factory.mktemp("mcp"),
+        data_dir=data_dir,
         api_keys="key-a=alice;key-b=bob;key-ab=alice|bob",
+        **graph_settings(data_dir),
     )
     runtime = start(settings, extractor=extractor, embedder=embedder)
     port = _free_port()

@@ -2,7 +2,8 @@
 its own data directory (its own FAISS files) and its own caches, reached through the GraphQL API.
 What one replica writes, forgets or forgets of a user, the other's next answer reflects; writes
 through both at once lose nothing; a key of one user reads nothing of another on either replica;
-and a separate `recollect ingest` process writing to the same server is seen by a running one."""
+a separate `recollect ingest` process writing to the same server is seen by a running one; and a
+service in another namespace (RECOLLECT_NAMESPACE) on the same server sees none of it."""
 
 from __future__ import annotations
 
@@ -235,3 +236,29 @@ def test_an_ingest_process_writing_to_the_server_is_seen_by_a_running_replica(
 
 def _vector(replica: Replica, text: str) -> Any:
     return replica.api.runtime.service.embed([text])[0]
+
+
+def test_another_namespace_on_the_server_sees_nothing_of_these_users(
+    server: str,
+    replicas: tuple[Replica, Replica],
+    tmp_path: Path,
+    extractor: Extractor,
+    embedder: Embedder,
+) -> None:
+    a, _ = replicas
+    [ours] = a.remember("u-ns", "My allotment is plot 12 by the river.")
+    other, _ = open_api(
+        tmp_path, extractor, embedder, graph_uri=server, api_keys=KEYS, namespace="staging"
+    )
+    try:
+        theirs = Replica(other)
+        assert theirs.answer("u-ns", "Where is my allotment plot?") == {}
+        assert "u-ns" not in other.runtime.service.users()
+        [own] = theirs.remember("u-ns", "My allotment is plot 40 on the hill.")
+        assert list(theirs.answer("u-ns", "Where is my allotment plot?")) == [own]
+        # and the first namespace's user is untouched by the second's
+        assert own not in a.answer("u-ns", "Where is my allotment plot?")
+        assert ours in a.answer("u-ns", "Where is my allotment plot?")
+        assert "u-ns" in a.api.runtime.service.users()
+    finally:
+        close_api(other)
