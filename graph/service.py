@@ -120,21 +120,24 @@ class MemoryService:
         mark = self._store.change_mark(user_id)
         if not (self._residency.holds(user_id) and self._vectors.mark(user_id) == mark):
             with self._write_lock:
-                self._follow_locked(user_id)
+                self._follow_locked(user_id, mark)
         self._use(user_id)
 
-    def _follow_locked(self, user_id: str) -> None:
-        """`follow` under the write lock: a write of this process never interleaves."""
+    def _follow_locked(self, user_id: str, mark: Mark | None = None) -> None:
+        """`follow` under the write lock (a write of this process never interleaves); `mark` is
+        the graph's, when just read."""
         if not self._residency.holds(user_id):
             # cold (never used, or evicted): the FAISS index comes from its file and is brought
             # up to date below; anything else still held of the user is from before
             self._lexical.drop(user_id)
             self._forget_catalog(user_id)
         held = self._vectors.mark(user_id)
-        mark = catch_up(
+        if held == (mark or self._store.change_mark(user_id)):
+            return
+        caught = catch_up(
             self._store, self._vectors, self._lexical, self.embedder, user_id, self.reconciled
         )
-        if mark != held:
+        if caught != held:
             self._forget_catalog(user_id)  # entities and speakers changed elsewhere: read again
 
     def _advance(self, user_id: str, marks: Sequence[Mark | None]) -> None:
