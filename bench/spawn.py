@@ -4,6 +4,7 @@ SIGKILL it (or its engine), the load and perf benches measure its latency and re
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -18,9 +19,12 @@ from graph.errors import StoreUnavailable
 
 
 @contextmanager
-def served(data_dir: Path, timeout: float = 180.0) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    """Starts the service on `data_dir`, yields it and its base URL once /healthz answers 200,
-    and stops it (SIGTERM, then SIGKILL after 60 s) unless the caller already has."""
+def served(
+    data_dir: Path, timeout: float = 180.0, env: dict[str, str] | None = None
+) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """Starts the service on `data_dir` (with `env` added to this environment), yields it and its
+    base URL once /healthz answers 200, and stops it (SIGTERM, then SIGKILL after 60 s) unless
+    the caller already has."""
     port = free_port()
     process = subprocess.Popen(  # noqa: S603 - this interpreter, this package
         [
@@ -35,6 +39,7 @@ def served(data_dir: Path, timeout: float = 180.0) -> Iterator[tuple[subprocess.
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
     )
     base = f"http://127.0.0.1:{port}"
     try:
