@@ -135,9 +135,11 @@ def create_app(settings: Settings | None = None, runtime: Any = None) -> Starlet
     """`runtime` may be passed in (tests share one); otherwise the lifespan starts and closes it."""
     settings = settings or Settings.from_env()
     keyring = KeyRing(settings.api_keys)
+    metrics = Metrics(lambda: getattr(app.state, "runtime", None))
     agent_server = build_server(
         lambda: app.state.runtime.service,
         lambda ctx: key_caller(keyring, (ctx.headers or {}).get("authorization")),
+        metrics.observe_tool,
     )
     # stateless: every request stands alone, so any replica can answer it
     agent_app = agent_server.streamable_http_app(
@@ -169,7 +171,6 @@ def create_app(settings: Settings | None = None, runtime: Any = None) -> Starlet
         middleware=[Middleware(BodyLimit, limit=settings.max_body_bytes)],
     )
     app.state.keyring = keyring
-    metrics = Metrics(lambda: getattr(app.state, "runtime", None))
     app.state.metrics = metrics
     app.add_route("/metrics", metrics.endpoint, methods=["GET"])
     graphql_app = RecollectGraphQL(app.state)

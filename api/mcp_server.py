@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -147,12 +148,36 @@ UserArg = Annotated[
 ]
 
 
+# told of every tool call: (tool, seconds, error code or None) — /metrics counts them
+ToolObserver = Callable[[str, float, str | None], None]
+
+
 def build_server(
-    service: Callable[[], MemoryService], caller: Callable[[Context], Caller]
+    service: Callable[[], MemoryService],
+    caller: Callable[[Context], Caller],
+    observe: ToolObserver | None = None,
 ) -> MCPServer:
     """The tools over `service()` (resolved per call: the HTTP app starts it in its lifespan),
-    acting for `caller(ctx)`."""
+    acting for `caller(ctx)`; `observe` hears of every call."""
     server = MCPServer("recollect", instructions=INSTRUCTIONS)
+
+    @contextlib.contextmanager
+    def tool(name: str, batch: str = "memories") -> Iterator[None]:
+        """`_tool_errors`, timed and reported to `observe` with the error code, if any."""
+        started = time.perf_counter()
+        code: str | None = None
+        try:
+            with _tool_errors(batch):
+                yield
+        except ToolError as exc:
+            code = str(exc).split(":", 1)[0]
+            raise
+        except Exception:
+            code = "INTERNAL_SERVER_ERROR"
+            raise
+        finally:
+            if observe is not None:
+                observe(name, time.perf_counter() - started, code)
 
     async def remembered(ctx: Context, user_id: str | None, items: list[MemoryItem]) -> list[Any]:
         user = caller(ctx).user(user_id)
@@ -187,7 +212,7 @@ def build_server(
             pinned=pinned,
             external_id=external_id,
         )
-        with _tool_errors(batch=""):
+        with tool("remember", batch=""):
             (stored,) = await remembered(ctx, user_id, [item])
             return dict(stored)
 
@@ -199,7 +224,7 @@ def build_server(
     ) -> dict[str, Any]:
         """Store several turns at once (e.g. a whole conversation so far), atomically: either all
         are stored or none, and an error names the bad item."""
-        with _tool_errors():
+        with tool("remember_many"):
             return {"memories": await remembered(ctx, user_id, memories)}
 
     async def retrieved(
@@ -240,7 +265,7 @@ def build_server(
         """Before answering the user, call this with their message: it returns what memory knows
         that bears on it (people, facts, earlier turns and sessions) as a text block to put in
         your prompt."""
-        with _tool_errors():
+        with tool("get_context"):
             result = await retrieved(
                 ctx, user_id, message, DEFAULT_MAX_MEMORIES, token_budget, session_id, as_of
             )
@@ -260,7 +285,7 @@ def build_server(
     ) -> dict[str, Any]:
         """Find remembered turns about something, best first, with why each ranked (similarity,
         recency, frequency, and the entities or relations that led to it)."""
-        with _tool_errors():
+        with tool("search_memories"):
             if limit < 1 or limit > MAX_PAGE:
                 raise InvalidInput("limit", f"is {limit}; allowed 1 to {MAX_PAGE}")
             result = await retrieved(ctx, user_id, query, limit)
@@ -315,7 +340,7 @@ def build_server(
     ) -> dict[str, Any]:
         """What memory knows about one person, place, organisation or thing: its relations to
         other entities (with the memories that state them) and its latest mentions."""
-        with _tool_errors():
+        with tool("get_entity"):
             user = caller(ctx).user(user_id)
             if (key is None) == (name is None):
                 raise InvalidInput("key", "give exactly one of key or name")
@@ -352,7 +377,7 @@ def build_server(
     ) -> dict[str, Any]:
         """List the people, places, organisations and topics memory knows for this user, to find
         the key get_entity needs or to see who and what has come up."""
-        with _tool_errors():
+        with tool("list_entities"):
             user = caller(ctx).user(user_id)
             if limit < 1 or limit > MAX_PAGE:
                 raise InvalidInput("limit", f"is {limit}; allowed 1 to {MAX_PAGE}")
@@ -380,7 +405,7 @@ def build_server(
         user_id: UserArg = None,
     ) -> dict[str, Any]:
         """Delete one memory for good, when the user asks you to forget it or it is wrong."""
-        with _tool_errors():
+        with tool("forget"):
             user = caller(ctx).user(user_id)
             return {"forgotten": await call(service().forget, user, memory_id)}
 
@@ -392,7 +417,7 @@ def build_server(
     ) -> dict[str, Any]:
         """Call when a conversation ends: memory writes its summary (an episode), which later
         context blocks show under earlier sessions."""
-        with _tool_errors():
+        with tool("end_session"):
             user = caller(ctx).user(user_id)
             ingest.check_no_nul(session_id, "session_id")
             summary = await call(sessions.end_session, service(), user, session_id)

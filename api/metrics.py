@@ -65,7 +65,33 @@ class Metrics:
             ["code"],
             registry=self.registry,
         )
+        self.tool_calls = Counter(
+            "recollect_mcp_tool_calls",
+            "MCP tool calls (/mcp) by tool and outcome (ok or error)",
+            ["tool", "outcome"],
+            registry=self.registry,
+        )
+        self.tool_latency = Histogram(
+            "recollect_mcp_tool_seconds",
+            "MCP tool call time by tool",
+            ["tool"],
+            buckets=BUCKETS,
+            registry=self.registry,
+        )
+        self.tool_errors = Counter(
+            "recollect_mcp_tool_errors",
+            "MCP tool errors by code (the codes GraphQL uses)",
+            ["code"],
+            registry=self.registry,
+        )
         self.registry.register(_RuntimeCollector(runtime))
+
+    def observe_tool(self, tool: str, seconds: float, code: str | None) -> None:
+        """One MCP tool call (api/mcp_server.py)."""
+        self.tool_calls.labels(tool, "error" if code else "ok").inc()
+        self.tool_latency.labels(tool).observe(seconds)
+        if code:
+            self.tool_errors.labels(code).inc()
 
     def observe(
         self, operations: list[str], seconds: float, codes: list[str], statements: int = 0

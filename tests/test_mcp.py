@@ -233,7 +233,19 @@ def test_http_transport_with_keys(served: tuple[str, Runtime]) -> None:
             card = _data(await both.call_tool("get_entity", {"name": "Ana", "user_id": "alice"}))
             assert card["label"] == "Ana"
 
+    before = _tool_samples(url)
     anyio.run(scenario)
+    after = _tool_samples(url)
+
+    def calls(tool: str, outcome: str) -> float:
+        key = ("recollect_mcp_tool_calls_total", (("outcome", outcome), ("tool", tool)))
+        return after.get(key, 0.0) - before.get(key, 0.0)
+
+    # /metrics counts tool calls: bob's plain call and his refused one, by outcome
+    assert calls("get_context", "ok") >= 1 and calls("get_context", "error") >= 1
+    assert calls("forget", "error") == 1
+    forbidden = ("recollect_mcp_tool_errors_total", (("code", "FORBIDDEN"),))
+    assert after[forbidden] - before.get(forbidden, 0.0) >= 2
     # four remembered, one forgotten, and the episode end_session wrote
     assert runtime.store.count_memories("alice") == 4
     assert runtime.store.count_memories("bob") == 0
@@ -246,3 +258,14 @@ def test_http_transport_refuses_missing_and_unknown_keys(served: tuple[str, Runt
         response = httpx.post(f"{url}/mcp", json=request, headers=headers)
         assert response.status_code == 401
         assert response.json()["code"] == "UNAUTHENTICATED"
+
+
+def _tool_samples(url: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    text = httpx2.get(f"{url}/metrics", timeout=30).text
+    return {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
