@@ -54,6 +54,9 @@ SESSION_TURNS = 8
 # names, alias and slug indexes): 580 bytes measured with tracemalloc on 600 real turns of
 # bench/realtext.py (899 entities, 1,226 candidate topics)
 PER_ENTITY = 600
+# what holding any user costs beyond that (an empty FAISS index object, the books' entries): every
+# user weighs at least this, so calls for many unknown users cannot grow the caches past budget
+PER_USER = 4096
 
 Vector = npt.NDArray[np.float32]
 # called off the request path after turns with a sessionId were written: (user_id, event time of
@@ -153,7 +156,10 @@ class MemoryService:
             resolver = self._catalogs.get(user_id)
             entities = len(resolver.entities) + len(resolver.candidates) if resolver else 0
         return (
-            self._vectors.nbytes(user_id) + self._lexical.nbytes(user_id) + PER_ENTITY * entities
+            PER_USER
+            + self._vectors.nbytes(user_id)
+            + self._lexical.nbytes(user_id)
+            + PER_ENTITY * entities
         )
 
     def _use(self, user_id: str) -> None:

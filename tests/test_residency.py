@@ -161,3 +161,15 @@ def test_eviction_keeps_writes_of_the_evicted_user(small: Api) -> None:
     )["rememberMany"]
     block = small.ok(CONTEXT, user="u0", message="What did Biscuit learn?")["context"]
     assert made[0]["id"] in [m["memory"]["id"] for m in block["memories"]]
+
+
+def test_calls_for_many_unknown_users_stay_within_budget(small: Api) -> None:
+    from graph.service import PER_USER
+
+    service, vectors = small.runtime.service, small.runtime.vectors
+    budget = service.cache_usage()["budget_bytes"]
+    for n in range(2 * budget // PER_USER):
+        service.follow(f"nobody-{n}")
+    usage = service.cache_usage()
+    assert usage["bytes"] <= budget and usage["users"] <= budget // PER_USER
+    assert vectors.resident() <= service._residency.held()
