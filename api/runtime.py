@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
@@ -132,22 +133,14 @@ def load_models(
         raise ModelError(f"cannot load the models: {exc}") from exc
 
 
-def start(
-    settings: Settings,
-    extractor: Extractor | None = None,
-    embedder: Embedder | None = None,
-) -> Runtime:
-    """Starts the engine and loads the models; the models may be passed in to share them."""
-    engine: EmbeddedEngine | None = None
-    executor: Executor
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
+def _connect(settings: Settings) -> tuple[Executor, EmbeddedEngine | None]:
+    """The executor on the configured graph: a FalkorDB server, a Bolt server, or the embedded
+    engine started here (it replays its data before this returns)."""
     server = falkordb_server(settings.graph_uri) if settings.graph_uri else None
+    executor: Executor
     if server is not None:
         # a FalkorDB server shared by several replicas (falkordb://host:port/graph)
         executor = FalkorExecutor(*server, namespace=settings.namespace)
-        if not executor.ping():
-            executor.close()
-            raise StoreUnavailable(f"cannot reach the graph server at {settings.graph_uri}")
     elif settings.graph_uri:
         executor = BoltExecutor(
             settings.graph_uri,
@@ -156,18 +149,36 @@ def start(
             engine="neo4j",
             namespace=settings.namespace,
         )
-        if not executor.ping():
-            executor.close()
-            raise StoreUnavailable(f"cannot reach the graph server at {settings.graph_uri}")
     else:
         engine = EmbeddedEngine(settings.data_dir, bolt_port=settings.bolt_port)
         engine.start()
-        executor = FalkorExecutor(
+        return FalkorExecutor(
             "127.0.0.1", engine.port, settings.graph_name, namespace=settings.namespace
-        )
+        ), engine
+    if not executor.ping():
+        executor.close()
+        raise StoreUnavailable(f"cannot reach the graph server at {settings.graph_uri}")
+    return executor, None
+
+
+def start(
+    settings: Settings,
+    extractor: Extractor | None = None,
+    embedder: Embedder | None = None,
+) -> Runtime:
+    """Starts the engine and loads the models; the models may be passed in to share them.
+
+    The models load on a helper thread while the engine replays its data in its own process (or
+    the server is reached), so a restart takes the longer of the two, not their sum. The engine
+    is spawned from this thread, whose end it is tied to (graph/engine.py)."""
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    loader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recollect-models")
+    models = loader.submit(load_models, extractor, embedder)
+    loader.shutdown(wait=False)  # its one task runs on; nothing else is submitted
+    executor, engine = _connect(settings)
     try:
         executor.apply_schema()
-        extractor, embedder = load_models(extractor, embedder)
+        extractor, embedder = models.result()
         vectors = VectorStore(settings.data_dir / "vectors", embedder.dimensions, embedder.model_id)
         store = Store(executor)
         service = MemoryService(

@@ -13,7 +13,9 @@ keyed by the ingest code. Then, in one run:
      loaded in this process, or evicted: the service holds exactly its most recently used users,
      as many as /healthz says), the second is *warm*; p50/p95 of each;
   3. resident memory after the calls against the models alone plus the cache bound
-     (RECOLLECT_CACHE_MB, --cache-mb), the bytes held, evictions, and what all users would need.
+     (RECOLLECT_CACHE_MB, --cache-mb) — and against a control run first: every question twice
+     for one user, what calls cost the process without loading or evicting anyone —, the bytes
+     held, evictions, and what all users would need.
 
     python bench/scale.py [--users 2000] [--per-user 25] [--cache-mb 32] [--calls 2000]
 """
@@ -62,10 +64,13 @@ def user_lines(users: int, per_user: int) -> list[dict[str, str]]:
     return lines
 
 
-def cached_data(cache: Path, users: int, per_user: int) -> tuple[Path, float | None]:
+def cached_data(
+    cache: Path, users: int, per_user: int, key: str | None
+) -> tuple[Path, float | None]:
     """The data directory, built once with the bulk path; returns it and the bulk rate when built
-    now (None when it came from the cache)."""
-    folder = cache / f"scale-{users}x{per_user}-{ingest_key()}"
+    now (None when it came from the cache). `key` names a set built by earlier code, for changes
+    that do not alter what ingest writes (the default key changes with any ingest-side file)."""
+    folder = cache / f"scale-{users}x{per_user}-{key or ingest_key()}"
     marker = folder / "complete.json"
     if marker.exists():
         return folder / "data", None
@@ -121,8 +126,9 @@ def main() -> None:
     parser.add_argument("--cache-mb", type=float, default=32.0)
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--cache", default=str(Path.home() / ".cache" / "recollect-scale"))
+    parser.add_argument("--key", help="reuse the data set built under this ingest key")
     args = parser.parse_args()
-    data, rate = cached_data(Path(args.cache), args.users, args.per_user)
+    data, rate = cached_data(Path(args.cache), args.users, args.per_user, args.key)
     questions = real_questions(200)
     replay = engine_replay(data)
     rng = random.Random(7)
@@ -141,6 +147,12 @@ def main() -> None:
         for n in range(5):
             ask(http, base, f"warm-up-{n}", questions[n])
         warmed_rss, _ = resident(process)
+        # control: every question, twice, for one user — what calls cost the process without
+        # any user being loaded or evicted (allocator, parser and model state)
+        for question in questions:
+            ask(http, base, "scale-00000", question)
+            ask(http, base, "scale-00000", question)
+        control_rss, _ = resident(process)
         recent: OrderedDict[int, None] = OrderedDict()  # users by last call, oldest first
         held = 0
         for n, u in enumerate(chosen):
@@ -175,7 +187,12 @@ def main() -> None:
         f"| service RSS at start / after 5 warm-up calls (models) | "
         f"{models_rss:.0f} / {warmed_rss:.0f} MiB |"
     )
+    print(
+        f"| service RSS after {2 * len(questions)} calls of one user (control) | "
+        f"{control_rss:.0f} MiB |"
+    )
     print(f"| service RSS after {args.calls} × 2 calls | {after_rss:.0f} MiB |")
+    print(f"| … above the control | {after_rss - control_rss:.0f} MiB (bound {bound:.1f} MiB) |")
     print(
         f"| … above the warmed models | {after_rss - warmed_rss:.0f} MiB (bound {bound:.1f} MiB) |"
     )

@@ -14,7 +14,10 @@ write lock, so a write never loses its catalogue mid-way).
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import threading
+import time
 from collections import OrderedDict
 
 # the default budget (RECOLLECT_CACHE_MB): with the models (~1 GB resident) a service fits in 2 GB
@@ -72,3 +75,30 @@ class Residency:
     def held(self) -> set[str]:
         with self._lock:
             return set(self._weights)
+
+
+class Trimmer:
+    """Hands memory freed by evictions back to the operating system (glibc's `malloc_trim`), at
+    most once every `every` seconds: Python and FAISS free an evicted user's objects into the
+    allocator, which otherwise keeps the pages. A no-op where the C library has no malloc_trim."""
+
+    def __init__(self, every: float = 5.0) -> None:
+        self.every = every
+        self._last = 0.0
+        self._lock = threading.Lock()
+        name = ctypes.util.find_library("c")
+        library = ctypes.CDLL(name) if name else None
+        self._trim = getattr(library, "malloc_trim", None)
+
+    def due(self) -> bool:
+        """True (and the clock restarted) when a trim may run now."""
+        with self._lock:
+            now = time.monotonic()
+            if self._trim is None or now - self._last < self.every:
+                return False
+            self._last = now
+            return True
+
+    def trim(self) -> None:
+        if self._trim is not None:
+            self._trim(0)

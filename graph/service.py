@@ -43,7 +43,7 @@ from graph.limits import Limits
 from graph.reconcile import ReconcileReport, sweep
 from graph.records import MAX_EVIDENCE, EntityRecord, Mark, MemoryFacts, MemoryRecord
 from graph.repeats import REPEAT_COSINE, Said, closest_repeat, said_whole
-from graph.residency import CACHE_MB, Residency
+from graph.residency import CACHE_MB, Residency, Trimmer
 from graph.store import Store
 from graph.vectors import VectorStore, encode_embedding
 
@@ -94,6 +94,7 @@ class MemoryService:
         self.ingested = 0  # memories written since start (for /metrics)
         self._speakers: dict[str, Counter[str]] = {}  # turns per speaker, guarded by _catalog_lock
         self._residency = Residency(cache_bytes)
+        self._trimmer = Trimmer()
         self.reconciled = ReconcileReport()  # what following the store did since start
         self._lexical = LexicalIndexes(
             store.memory_texts, schedule=lambda rebuild, user: self.background(rebuild, user)
@@ -170,6 +171,8 @@ class MemoryService:
                 for victim in victims:
                     if not self._residency.holds(victim):  # not loaded again meanwhile
                         self._evict(victim)
+            if self._trimmer.due():
+                self.background(self._trimmer.trim)
 
     def _evict(self, user_id: str) -> None:
         self._vectors.evict(user_id)

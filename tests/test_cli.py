@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 
 from api import cli
+from api.settings import ENVIRONMENT
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
 from graph.errors import InvalidInput
 from graph.limits import DEFAULT_MAX_MEMORIES
-from tests.conftest import close_api, open_api
+from tests.conftest import close_api, graph_settings, open_api
 from tests.conversation import USER, turns
 from tests.documents import AS_OF, context_of
 
@@ -150,6 +151,10 @@ def test_cli_and_api_give_the_same_answer(
     scores (the CLI once ranked with the spec's weights)."""
     monkeypatch.setattr("api.runtime.load_models", lambda *_: (extractor, embedder))
     data = tmp_path / "data"
+    # the CLI reads its settings from the environment: the same graph as open_api's below
+    for field, value in graph_settings(data).items():
+        if value is not None:
+            monkeypatch.setenv(ENVIRONMENT[field], str(value))
     lines = tmp_path / "conversation.jsonl"
     lines.write_text("\n".join(json.dumps(t) for t in turns()) + "\n")
     assert cli.main(["ingest", str(lines), "--data-dir", str(data)]) == 0

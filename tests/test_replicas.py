@@ -74,11 +74,22 @@ def replicas(
     extractor: Extractor,
     embedder: Embedder,
 ) -> Iterator[tuple[Replica, Replica]]:
+    # one namespace (none) for both, also when the suite runs against a server of its own
     a, _ = open_api(
-        tmp_path_factory.mktemp("a"), extractor, embedder, graph_uri=server, api_keys=KEYS
+        tmp_path_factory.mktemp("a"),
+        extractor,
+        embedder,
+        graph_uri=server,
+        api_keys=KEYS,
+        namespace="",
     )
     b, _ = open_api(
-        tmp_path_factory.mktemp("b"), extractor, embedder, graph_uri=server, api_keys=KEYS
+        tmp_path_factory.mktemp("b"),
+        extractor,
+        embedder,
+        graph_uri=server,
+        api_keys=KEYS,
+        namespace="",
     )
     try:
         yield Replica(a), Replica(b)
