@@ -27,10 +27,7 @@ For each size (default 1,000, 10,000 and 50,000 memories of one user):
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import random
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -43,7 +40,7 @@ from typing import Any
 
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
-from spawn import children, rss_kb, served
+from spawn import bulk_built, children, rss_kb, served
 
 REMEMBER_MANY = "mutation($i: [MemoryInput!]!) { rememberMany(inputs: $i) { id } }"
 CONTEXT = 'query($m: String!) { context(userId: "perf", message: $m) { tokens } }'
@@ -175,31 +172,12 @@ def baseline(index: Any, embedder: Any, questions: list[str]) -> list[float]:
 def cached_data(cache: Path, corpus: Corpus, size: int) -> tuple[Path, float | None]:
     """A data directory holding `size` memories of the user, built once with the bulk path
     (`recollect ingest`) and kept under `cache`; returns it and the bulk rate when built now."""
-    folder = cache / f"perf-{corpus.name}-{size}-{corpus.cache_key}"
-    marker = folder / "complete.json"
-    if marker.exists():
-        return folder / "data", None
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
-    lines = folder / "memories.jsonl"
-    with lines.open("w") as out:
-        for row in corpus.inputs(0, size):
-            out.write(json.dumps({k: v for k, v in row.items() if k != "userId"}) + "\n")
-    print(f"  building the {size}-memory data set once (bulk path) in {folder}", file=sys.stderr)
-    began = time.perf_counter()
-    subprocess.run(
-        [
-            *(sys.executable, "-m", "api.cli", "ingest", str(lines)),
-            *("--user", USER, "--batch-size", "256", "--data-dir", str(folder / "data")),
-        ],
-        check=True,
-        env={**os.environ, **corpus.bulk_env},
+    return bulk_built(
+        cache / f"perf-{corpus.name}-{size}-{corpus.cache_key}",
+        lambda: ({k: v for k, v in row.items() if k != "userId"} for row in corpus.inputs(0, size)),
+        corpus.bulk_env,
+        user=USER,
     )
-    rate = size / (time.perf_counter() - began)
-    lines.unlink()
-    marker.write_text(json.dumps({"size": size, "bulk_rate": rate}))
-    return folder / "data", rate
 
 
 def service_index(data_dir: Path) -> Any:

@@ -23,11 +23,7 @@ keyed by the ingest code. Then, in one run:
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import random
-import shutil
-import subprocess
 import sys
 import time
 from collections import OrderedDict
@@ -39,7 +35,7 @@ from locomo import DEFAULT_DATA as LOCOMO_DIR
 from longmemeval import ingest_key
 from perf import metrics, pct, resident
 from realtext import START, _locomo_sessions, real_questions
-from spawn import served
+from spawn import bulk_built, served
 
 CONTEXT = "query($u: ID!, $m: String!) { context(userId: $u, message: $m) { tokens } }"
 
@@ -70,30 +66,11 @@ def cached_data(
     """The data directory, built once with the bulk path; returns it and the bulk rate when built
     now (None when it came from the cache). `key` names a set built by earlier code, for changes
     that do not alter what ingest writes (the default key changes with any ingest-side file)."""
-    folder = cache / f"scale-{users}x{per_user}-{key or ingest_key()}"
-    marker = folder / "complete.json"
-    if marker.exists():
-        return folder / "data", None
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
-    path = folder / "memories.jsonl"
-    lines = user_lines(users, per_user)
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    print(f"  building {len(lines)} memories once (bulk path) in {folder}", file=sys.stderr)
-    began = time.perf_counter()
-    subprocess.run(
-        [
-            *(sys.executable, "-m", "api.cli", "ingest", str(path)),
-            *("--batch-size", "256", "--data-dir", str(folder / "data")),
-        ],
-        check=True,
-        env={**os.environ, "RECOLLECT_SESSION_IDLE_MINUTES": "0"},
+    return bulk_built(
+        cache / f"scale-{users}x{per_user}-{key or ingest_key()}",
+        lambda: user_lines(users, per_user),
+        {"RECOLLECT_SESSION_IDLE_MINUTES": "0"},
     )
-    rate = len(lines) / (time.perf_counter() - began)
-    path.unlink()
-    marker.write_text(json.dumps({"users": users, "per_user": per_user, "bulk_rate": rate}))
-    return folder / "data", rate
 
 
 def engine_replay(data_dir: Path) -> float:

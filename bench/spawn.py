@@ -4,13 +4,16 @@ SIGKILL it (or its engine), the load and perf benches measure its latency and re
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -84,3 +87,42 @@ def rss_kb(pid: int) -> int:
     except OSError:
         pass
     return 0
+
+
+def bulk_built(
+    folder: Path,
+    lines: Callable[[], Iterable[dict[str, Any]]],
+    env: dict[str, str],
+    user: str | None = None,
+) -> tuple[Path, float | None]:
+    """The data directory `folder/data`, built once with the bulk path (`recollect ingest`,
+    batches of 256, `env` added) from `lines()` (MemoryInputs without `userId` when `user` names
+    it) and kept; returns it and the bulk rate in memories/s when built now, None when it was
+    there. A build cut short is started again (a marker is written last)."""
+    marker = folder / "complete.json"
+    if marker.exists():
+        return folder / "data", None
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    path = folder / "memories.jsonl"
+    with path.open("w") as out:
+        count = 0
+        for line in lines():
+            out.write(json.dumps(line) + "\n")
+            count += 1
+    print(f"  building {count} memories once (bulk path) in {folder}", file=sys.stderr)
+    began = time.perf_counter()
+    subprocess.run(  # noqa: S603 - this interpreter, this package
+        [
+            *(sys.executable, "-m", "api.cli", "ingest", str(path)),
+            *(("--user", user) if user else ()),
+            *("--batch-size", "256", "--data-dir", str(folder / "data")),
+        ],
+        check=True,
+        env={**os.environ, **env},
+    )
+    rate = count / (time.perf_counter() - began)
+    path.unlink()
+    marker.write_text(json.dumps({"memories": count, "bulk_rate": rate}))
+    return folder / "data", rate
