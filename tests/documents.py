@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from prometheus_client.parser import text_string_to_metric_families
+
 from tests.conftest import Api
 from tests.conversation import USER
 
@@ -41,3 +43,15 @@ def texts(block: dict[str, Any]) -> list[str]:
 def relations_of(block: dict[str, Any], key: str) -> set[tuple[str, str, str]]:
     card = next(c for c in block["entityCards"] if c["key"] == key)
     return {(r["type"], r["direction"], r["target"]["key"]) for r in card["relations"]}
+
+
+Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
+
+
+def metric_samples(text: str) -> Samples:
+    """A /metrics page as {(sample name, sorted labels): value}."""
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }

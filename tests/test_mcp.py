@@ -31,6 +31,7 @@ from extraction.embedder import Embedder
 from extraction.extractor import Extractor
 from graph.errors import Forbidden, InvalidInput, Unauthenticated
 from tests.conftest import graph_settings
+from tests.documents import metric_samples
 
 pytestmark = pytest.mark.slow
 
@@ -233,9 +234,9 @@ def test_http_transport_with_keys(served: tuple[str, Runtime]) -> None:
             card = _data(await both.call_tool("get_entity", {"name": "Ana", "user_id": "alice"}))
             assert card["label"] == "Ana"
 
-    before = _tool_samples(url)
+    before = metric_samples(httpx2.get(f"{url}/metrics", timeout=30).text)
     anyio.run(scenario)
-    after = _tool_samples(url)
+    after = metric_samples(httpx2.get(f"{url}/metrics", timeout=30).text)
 
     def calls(tool: str, outcome: str) -> float:
         key = ("recollect_mcp_tool_calls_total", (("outcome", outcome), ("tool", tool)))
@@ -258,14 +259,3 @@ def test_http_transport_refuses_missing_and_unknown_keys(served: tuple[str, Runt
         response = httpx.post(f"{url}/mcp", json=request, headers=headers)
         assert response.status_code == 401
         assert response.json()["code"] == "UNAUTHENTICATED"
-
-
-def _tool_samples(url: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-    from prometheus_client.parser import text_string_to_metric_families
-
-    text = httpx2.get(f"{url}/metrics", timeout=30).text
-    return {
-        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
-        for family in text_string_to_metric_families(text)
-        for sample in family.samples
-    }

@@ -5,25 +5,19 @@ from __future__ import annotations
 
 import threading
 
-from prometheus_client.parser import text_string_to_metric_families
-
 from tests.conftest import Api
-from tests.documents import REMEMBER_MANY
+from tests.documents import REMEMBER_MANY, Samples, metric_samples
 
 ASK = 'query { context(userId: "mx-secret-user", message: "Where does Mary live?") { text } }'
 BAD = 'query { context(userId: "mx-secret-user", message: "Mary?", tokenBudget: 1) { text } }'
 
 
-def _samples(api: Api) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+def _samples(api: Api) -> Samples:
     response = api.client.get("/metrics")
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/plain")
     assert "mx-secret-user" not in response.text, "no user data in the metrics"
-    return {
-        (s.name, tuple(sorted(s.labels.items()))): s.value
-        for family in text_string_to_metric_families(response.text)
-        for s in family.samples
-    }
+    return metric_samples(response.text)
 
 
 def test_metrics_count_operations_errors_ingest_and_caches(api: Api) -> None:
