@@ -20,6 +20,8 @@ change from elsewhere and reads them again from the graph.
 
 from __future__ import annotations
 
+from typing import TypeGuard
+
 from extraction.embedder import embedding_text
 from extraction.protocols import TextEmbedder
 from graph.lexical import LexicalIndexes
@@ -29,7 +31,7 @@ from graph.store import Store
 from graph.vectors import VectorStore
 
 
-def appliable(held: Mark | None, log: ChangeLog) -> bool:
+def appliable(held: Mark | None, log: ChangeLog) -> TypeGuard[Mark]:
     """True when the changes from `held` to the log's mark can be applied as a delta."""
     target = log.mark
     return (
@@ -55,7 +57,7 @@ def catch_up(
     target = log.mark
     if held == target:
         return target
-    if held is not None and appliable(held, log):
+    if appliable(held, log):
         removed = [memory_id for seq, memory_id in log.removed if held.seq < seq <= target.seq]
         rows = store.memories_since(user_id, held.seq, target.seq)
         if removed:

@@ -57,7 +57,7 @@ class Residency:
             return victims
 
     def forget(self, user_id: str) -> None:
-        """Takes a user off the books without counting an eviction (forgetUser, a reload)."""
+        """Takes a user off the books without counting an eviction (forgetUser)."""
         with self._lock:
             self._total -= self._weights.pop(user_id, 0)
 

@@ -139,6 +139,7 @@ def test_users_over_budget_are_evicted_and_answer_as_before(small: Api) -> None:
         assert usage["bytes"] <= budget
         # what is resident is what the books hold: evicted users left FAISS, BM25 and catalogue
         assert vectors.resident() <= service._residency.held() | {USERS[i]}
+        assert service._lexical.resident() <= service._residency.held() | {USERS[i]}
     usage = service.cache_usage()
     assert usage["evictions"] > 0 and usage["users"] < len(USERS)
     evicted = [i for i in range(len(USERS)) if USERS[i] not in service._residency.held()]
