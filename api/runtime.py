@@ -152,9 +152,13 @@ def _connect(settings: Settings) -> tuple[Executor, EmbeddedEngine | None]:
     else:
         engine = EmbeddedEngine(settings.data_dir, bolt_port=settings.bolt_port)
         engine.start()
-        return FalkorExecutor(
-            "127.0.0.1", engine.port, settings.graph_name, namespace=settings.namespace
-        ), engine
+        try:
+            return FalkorExecutor(
+                "127.0.0.1", engine.port, settings.graph_name, namespace=settings.namespace
+            ), engine
+        except BaseException:
+            engine.stop()  # a bad namespace must not leave the engine running
+            raise
     if not executor.ping():
         executor.close()
         raise StoreUnavailable(f"cannot reach the graph server at {settings.graph_uri}")

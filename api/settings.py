@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from graph.executor import Namespace
 from graph.limits import Limits
 from graph.residency import CACHE_MB
 
@@ -99,6 +100,26 @@ def _number(kind: type[int] | type[float]) -> Callable[[str, str], Any]:
     return cast
 
 
+def _positive(kind: type[int] | type[float]) -> Callable[[str, str], Any]:
+    number = _number(kind)
+
+    def cast(name: str, raw: str) -> Any:
+        value = number(name, raw)
+        if value <= 0:
+            raise ValueError(f"{name} must be positive, got {raw!r}")
+        return value
+
+    return cast
+
+
+def _namespace(name: str, raw: str) -> str:
+    try:
+        Namespace(raw)
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from None
+    return raw
+
+
 def _text(_name: str, raw: str) -> str:
     return raw
 
@@ -113,5 +134,6 @@ _CASTS: dict[str, Callable[[str, str], Any]] = {
     "max_body_bytes": _number(int),
     "session_idle_minutes": _number(int),
     "vector_flush_seconds": _number(float),
-    "cache_mb": _number(float),
+    "cache_mb": _positive(float),
+    "namespace": _namespace,
 }

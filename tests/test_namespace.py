@@ -4,8 +4,16 @@ tests/test_replicas.py."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+from pathlib import Path
+
 import pytest
 
+from api.runtime import start
+from api.settings import Settings
+from extraction.embedder import Embedder
+from extraction.extractor import Extractor
 from graph.executor import Namespace
 
 
@@ -46,3 +54,21 @@ def test_no_namespace_changes_nothing() -> None:
 def test_a_namespace_outside_the_alphabet_is_refused_by_name(name: str) -> None:
     with pytest.raises(ValueError, match="namespace .*letters, digits"):
         Namespace(name)
+
+
+def test_a_bad_namespace_stops_the_engine_it_started(
+    tmp_path: Path, extractor: Extractor, embedder: Embedder
+) -> None:
+    before = _children()
+    with pytest.raises(ValueError, match="namespace 'a b'"):
+        start(Settings(data_dir=tmp_path, namespace="a b"), extractor, embedder)
+    # no engine process is left behind, and the data directory is free again
+    assert _children() == before
+    runtime = start(Settings(data_dir=tmp_path), extractor, embedder)
+    runtime.close()
+
+
+def _children() -> set[str]:
+    """Process ids of this process's children (an embedded engine is one)."""
+    found = subprocess.run(["pgrep", "-P", str(os.getpid())], capture_output=True, text=True)
+    return set(found.stdout.split())

@@ -44,6 +44,15 @@ def test_a_bad_number_names_its_variable() -> None:
         Settings.from_env({"RECOLLECT_VECTOR_FLUSH_SECONDS": "soon"})
 
 
+def test_a_cache_budget_or_namespace_out_of_range_names_its_variable() -> None:
+    with pytest.raises(ValueError, match="RECOLLECT_CACHE_MB must be positive, got '0'"):
+        Settings.from_env({"RECOLLECT_CACHE_MB": "0"})
+    with pytest.raises(ValueError, match="RECOLLECT_NAMESPACE: namespace 'a b': use 1 to 40"):
+        Settings.from_env({"RECOLLECT_NAMESPACE": "a b"})
+    assert Settings.from_env({"RECOLLECT_CACHE_MB": "0.5"}).cache_mb == 0.5
+    assert Settings.from_env({"RECOLLECT_NAMESPACE": "staging-2"}).namespace == "staging-2"
+
+
 def test_secrets_stay_out_of_repr() -> None:
     settings = Settings.from_env({"RECOLLECT_API_KEYS": "k=a", "RECOLLECT_GRAPH_PASSWORD": "pw"})
     assert "k=a" not in repr(settings) and "pw" not in repr(settings)
