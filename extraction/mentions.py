@@ -103,6 +103,7 @@ class DocState:
         *,
         tentative: bool = False,
         candidate: bool = False,
+        addressed: bool = False,
     ) -> str | None:
         key = make_key(entity_type, text)
         if key is None:
@@ -110,7 +111,12 @@ class DocState:
         known = self.mentions.get(key)
         if known is None:
             self.mentions[key] = Mention(
-                key, entity_type, clean_label(text), tentative=tentative, candidate=candidate
+                key,
+                entity_type,
+                clean_label(text),
+                tentative=tentative,
+                candidate=candidate,
+                addressed=addressed,
             )
         elif (known.tentative and not tentative) or (known.candidate and not candidate):
             self.mentions[key] = Mention(
@@ -120,6 +126,7 @@ class DocState:
                 known.as_speaker,
                 tentative=known.tentative and tentative,
                 candidate=known.candidate and candidate,
+                addressed=known.addressed and addressed,
             )
         for token in tokens:
             self.token_key.setdefault(token.i, key)
@@ -159,7 +166,8 @@ class DocState:
             if entity_type in {"org", "topic"} and words and words[0].lower() == "project":
                 entity_type = "project"
             tentative = entity_type != "topic" and names.is_tentative(span, self.doc)
-            self.add(entity_type, span.text, span, tentative=tentative)
+            called = entity_type == "person" and names.addressed(span, ent)
+            self.add(entity_type, span.text, span, tentative=tentative, addressed=called)
         for token in self.doc:
             self._project(token)
             self._unlabelled_person(token)

@@ -72,6 +72,9 @@ class Mention:
     candidate: bool = False
     reference: Reference | None = None
     gender: str | None = None  # known from a role noun ("my sister Ana"): for pronouns later
+    # a name the speaker calls out to ("Thanks, Jo!", "Hey Mell,"): the listener, whom the
+    # resolver may know by a longer name
+    addressed: bool = False
 
 
 @dataclass(frozen=True)

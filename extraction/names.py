@@ -80,6 +80,20 @@ def is_tentative(span: Span, doc: Doc) -> bool:
     return all(sentence_initial(t) for t in doc if t.text == word)
 
 
+def addressed(span: Span, before: Span) -> bool:
+    """A name called out to ("Hey Jo!", "Thanks, Mell!", "Sounds great, Jo!", "Jo, look"):
+    `before` is the span as NER found it (with any greeting that `clean` cut), `span` the name;
+    it stands alone between a greeting, a comma or the sentence start and a punctuation mark."""
+    doc = span.doc
+    after = doc[span.end] if span.end < len(doc) else None
+    if after is not None and not (after.is_punct and after.text in {",", "!", ".", "?", "…"}):
+        return False
+    if before.start < span.start or sentence_initial(span[0]):
+        return True
+    previous = doc[span.start - 1]
+    return previous.text == "," or previous.lower_ in INTERJECTIONS or previous.pos_ == "INTJ"
+
+
 def too_common(span: Span, label: str) -> bool:
     """A one-word non-person name that is a very common English word, or that the tagger reads
     as a common noun ("Chess has been …" tagged ORG)."""

@@ -24,6 +24,7 @@ the rest of a batch and the next batches resolve the same way.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -48,6 +49,10 @@ _MANY = {
 _PERSONAL = {"FAMILY_OF", "PARTNER_OF", "FRIEND_OF"}
 RECENT_PEOPLE = 12  # people remembered per session for pronouns
 MIN_SHORT_FORM = 3  # "Mel" may stand for Melanie; "Al" is too short to tell
+MIN_CALLED_FORM = 2  # called out to, the listener's "Jo" is Joanna: who else would it be
+# an acronym is 2-6 capitals ("HP", "LOTR"): the initials of a known name of two or more words
+_ACRONYM = re.compile(r"[A-Z]{2,6}")
+_MINOR_WORDS = {"of", "the", "and", "a", "an", "for", "in", "on", "to", "de"}
 
 
 @dataclass(frozen=True)
@@ -105,6 +110,7 @@ class Resolver:
         self._by_slug: dict[str, set[str]] = defaultdict(set)
         self._first_names: dict[str, set[str]] = defaultdict(set)
         self._names: dict[str, set[str]] = defaultdict(set)  # slug of label or alias -> keys
+        self._initials: dict[str, set[str]] = defaultdict(set)  # "lotr" -> keys of such names
         self._order: dict[str, int] = {}  # key -> when first learned
         self.roles: dict[tuple[str, str], list[str]] = defaultdict(list)
         self.candidates: dict[str, list[str]] = {}  # candidate topic key -> memory ids
@@ -127,6 +133,9 @@ class Resolver:
             name_slug = slug(name)
             if name_slug:
                 self._names[name_slug].add(entity.key)
+            if not entity.unnamed:
+                for initials in _initials(name):
+                    self._initials[initials].add(entity.key)
         entity_type, value = split_key(entity.key)
         self._by_slug[value].add(entity.key)
         for alias in entity.aliases:
@@ -144,7 +153,7 @@ class Resolver:
         gone = self.entities.pop(alias_key, None)
         if gone is not None:
             self._by_slug[split_key(alias_key)[1]].discard(alias_key)
-            for names in self._names.values():
+            for names in (*self._names.values(), *self._initials.values()):
                 names.discard(alias_key)
             for first in self._first_names.values():
                 first.discard(alias_key)
@@ -254,7 +263,9 @@ class Resolver:
             speaker = self._resolve(speaker, exact=True)
         for mention in extraction.mentions:
             if mention.reference is None:
-                mapping[mention.key] = self._name(mention, memory_id, out)
+                mapping[mention.key] = self._listener(mention, session, speaker) or self._name(
+                    mention, memory_id, out
+                )
         for mention in extraction.mentions:
             if mention.reference is not None and mention.reference.kind == "pronoun":
                 mapping[mention.key] = self._pronoun(mention.reference, session.people, speaker)
@@ -320,6 +331,10 @@ class Resolver:
             target = self._resolve(mention.key)
         if target in self.entities:
             return target
+        if _ACRONYM.fullmatch(mention.label):
+            spelled = [k for k in self._initials.get(mention.label.lower(), ()) if k != target]
+            if len(spelled) == 1:
+                return spelled[0]  # "HP" → Harry Potter, "LOTR" → Lord of the Rings
         earlier = [m for m in self.candidates.get(target, []) if m != memory_id]
         if mention.tentative or (mention.candidate and not earlier):
             # held on the memory until confirmed: a name seen where a name must be, a topic again
@@ -333,6 +348,32 @@ class Resolver:
             out.back_mentions.extend((m, target) for m in earlier)
         self.learn(KnownEntity(target, mention.type, mention.label))
         return target
+
+    def _listener(self, mention: Mention, session: _Session, speaker: str | None) -> str | None:
+        """A one-word name called out to ("Thanks, Mell!", "Hey Jo") that no entity has, when it
+        begins like the first name of exactly one other speaker — of this session first, else of
+        the user's conversations: the listener, called by a short form."""
+        if not mention.addressed or mention.type != "person" or speaker is None:
+            return None
+        value = split_key(mention.key)[1]
+        known = self._resolve(mention.key) in self.entities
+        if known or "_" in value or len(value) < MIN_CALLED_FORM:
+            return None
+        prefix = value[:MIN_SHORT_FORM]
+        for pool in (session.talkers, self.speakers):
+            listeners = {
+                t
+                for t in pool
+                if t != speaker
+                and t in self.entities
+                and len(value) < len(first := split_key(t)[1].split("_", 1)[0])
+                and first.startswith(prefix)
+            }
+            if len(listeners) == 1:
+                return listeners.pop()
+            if listeners:
+                return None
+        return None
 
     def _pronoun(self, ref: Reference, recent: deque[str], speaker: str | None) -> str | None:
         for key in reversed(recent):
@@ -392,3 +433,15 @@ class Resolver:
         out.merges.append((source, person))
         links.remove(source)
         self.learn_alias(person, source, [self.entities[source].label])
+
+
+def _initials(name: str) -> set[str]:
+    """The acronyms a name of two or more words may go by: "Lord of the Rings" → lotr, lr."""
+    words = [w for w in re.findall(r"[^\W\d_]+", name.lower()) if w]
+    if words and words[0] == "the":
+        words = words[1:]
+    if len(words) < 2:
+        return set()
+    every = "".join(w[0] for w in words)
+    major = "".join(w[0] for w in words if w not in _MINOR_WORDS)
+    return {a for a in (every, major) if len(a) >= 2}

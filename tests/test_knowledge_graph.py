@@ -112,6 +112,36 @@ def test_short_names_merge_and_chat_noise_is_no_entity(api: Api) -> None:
     assert ("ATTENDED", "out", "topic:pottery_class") in _facts(melanie)
 
 
+def test_the_listener_called_by_a_short_form_and_acronyms_of_known_names(api: Api) -> None:
+    user = "kg-called"
+    _say(
+        api,
+        user,
+        [
+            ("Nate", "Hey Jo! Dyed my hair last week - come see!"),
+            ("Joanna", "Whoa, bold color Nate! I went to a Harry Potter conference in the UK."),
+            ("Nate", "Sounds great, Jo! Did you take any photos?"),
+            ("Joanna", "So many people there shared my love of HP, it felt like family."),
+        ],
+    )
+    keys = {
+        e["node"]["key"]
+        for e in api.ok('{ entities(userId: "kg-called", first: 100) { edges { node { key } } } }')[
+            "entities"
+        ]["edges"]
+    }
+    # "Jo" called out to is the listener Joanna; "HP" is the known Harry Potter
+    assert keys.isdisjoint({"person:jo", "org:hp", "person:hp"}), keys
+    joanna = _card(api, user, "person:joanna")
+    assert joanna is not None and "Jo" in joanna["aliases"]
+    potter = next(k for k in keys if k.endswith(":harry_potter"))
+    card = _card(api, user, potter)
+    assert card is not None and "HP" in card["aliases"] and card["mentionCount"] == 2
+    # a name said about someone else, not called out to, stays its own person
+    _say(api, user, [("Nate", "My friend Joe says hi to you.")], session="s2")
+    assert _card(api, user, "person:joe") is not None
+
+
 def test_the_x_project_is_a_project_and_the_project_is_it(api: Api) -> None:
     _say(
         api,

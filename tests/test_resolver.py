@@ -85,6 +85,49 @@ def test_short_form_resolves_to_the_only_longer_first_name() -> None:
     assert _keys(_resolve(resolver, Mention("person:ca", "person", "Ca"))) == ["person:ca"]
 
 
+def test_a_name_called_out_to_is_the_listener_it_begins_like() -> None:
+    resolver = Resolver()
+    speakers = [
+        Extraction([Mention("person:joanna", "person", "Joanna", as_speaker=True)]),
+        Extraction([Mention("person:nate", "person", "Nate", as_speaker=True)]),
+    ]
+    resolver.learn_speakers(speakers)
+    nate = Mention("person:nate", "person", "Nate", as_speaker=True)
+    called = Mention("person:jo", "person", "Jo", addressed=True)
+    out = _resolve(resolver, nate, called)
+    assert _keys(out) == ["person:nate", "person:joanna"]
+    assert out.aliases == {"person:joanna": {"Jo"}}
+    # a short form that is no prefix of the name ("Mell" for Melanie) still begins like it
+    resolver.learn_speakers(
+        [Extraction([Mention("person:melanie", "person", "Melanie", as_speaker=True)])]
+    )
+    mell = Mention("person:mell", "person", "Mell", addressed=True)
+    assert "person:melanie" in _keys(_resolve(resolver, nate, mell))
+    # said about someone, not called out to; or called but beginning like nobody listening
+    assert "person:joe" in _keys(_resolve(resolver, nate, Mention("person:joe", "person", "Joe")))
+    kim = Mention("person:kim", "person", "Kim", addressed=True)
+    assert "person:kim" in _keys(_resolve(resolver, nate, kim))
+    # the speaker's own name is never the listener
+    assert "person:na" in _keys(
+        _resolve(resolver, nate, Mention("person:na", "person", "Na", addressed=True))
+    )
+
+
+def test_an_acronym_is_the_one_known_name_of_those_initials() -> None:
+    resolver = Resolver(
+        [
+            KnownEntity("person:harry_potter", "person", "Harry Potter"),
+            KnownEntity("topic:lord_of_the_rings", "topic", "The Lord of the Rings"),
+        ]
+    )
+    out = _resolve(resolver, Mention("org:hp", "org", "HP"), Mention("org:lotr", "org", "LOTR"))
+    assert _keys(out) == ["person:harry_potter", "topic:lord_of_the_rings"]
+    # lower case is a word, not an acronym; two names with the initials: no guess
+    assert _keys(_resolve(resolver, Mention("org:hp", "org", "Hp"))) == ["org:hp"]
+    resolver.learn(KnownEntity("org:hewlett_packard", "org", "Hewlett Packard"))
+    assert _keys(_resolve(resolver, Mention("org:hp", "org", "HP"))) == ["org:hp"]
+
+
 def test_relations_follow_resolution_and_batch_learning() -> None:
     resolver = Resolver()
     first = _resolve(resolver, Mention("person:mary_smith", "person", "Mary Smith"))
