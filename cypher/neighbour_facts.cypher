@@ -4,16 +4,18 @@
 // trip on Bolt) instead of the links and then their facts.
 MATCH (m:Memory {user_id: $user_id})-[:NEXT]->(n:Memory {user_id: $user_id})
 WHERE m.id IN $ids
-OPTIONAL MATCH (n)-[:MENTIONS]->(e:Entity)
-WITH m, n, collect(e.key) AS entity_keys
+OPTIONAL MATCH (n)-[r:MENTIONS]->(e:Entity)
+WITH m, n, collect(e.key) AS entity_keys,
+  collect(CASE WHEN r.as_speaker THEN e.key END) AS speaker_keys
 RETURN m.id AS of, 'after' AS side, n.id AS id, n.occurred_at AS occurred_at,
   n.event_start AS event_start, n.event_end AS event_end, coalesce(n.kind, 'turn') AS kind,
-  n.pinned AS pinned, n.external_id AS external_id, entity_keys
+  n.pinned AS pinned, n.external_id AS external_id, entity_keys, speaker_keys
 UNION ALL
 MATCH (n:Memory {user_id: $user_id})-[:NEXT]->(m:Memory {user_id: $user_id})
 WHERE m.id IN $ids
-OPTIONAL MATCH (n)-[:MENTIONS]->(e:Entity)
-WITH m, n, collect(e.key) AS entity_keys
+OPTIONAL MATCH (n)-[r:MENTIONS]->(e:Entity)
+WITH m, n, collect(e.key) AS entity_keys,
+  collect(CASE WHEN r.as_speaker THEN e.key END) AS speaker_keys
 RETURN m.id AS of, 'before' AS side, n.id AS id, n.occurred_at AS occurred_at,
   n.event_start AS event_start, n.event_end AS event_end, coalesce(n.kind, 'turn') AS kind,
-  n.pinned AS pinned, n.external_id AS external_id, entity_keys
+  n.pinned AS pinned, n.external_id AS external_id, entity_keys, speaker_keys

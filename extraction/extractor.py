@@ -113,8 +113,28 @@ def extract(doc: Doc, speaker: str | None) -> Extraction:
         for m in state.mentions.values()
     ]
     return Extraction(
-        mentions, list(state.relations.values()), frozenset(cues), tuple(date_phrases(doc))
+        mentions,
+        list(state.relations.values()),
+        frozenset(cues),
+        tuple(date_phrases(doc)),
+        _subjects(state),
     )
+
+
+def _subjects(state: DocState) -> tuple[str, ...]:
+    """Named persons that are a clause's subject, with its conjuncts ("Tim and John went"), or
+    that own it ("Melanie's family went")."""
+    found: list[str] = []
+    for token in state.doc:
+        if token.dep_ not in {"nsubj", "nsubjpass"}:
+            continue
+        for part in (token, *token.conjuncts):
+            keys = [state.token_key.get(part.i)]
+            keys += [state.token_key.get(c.i) for c in part.children if c.dep_ == "poss"]
+            person = next((k for k in keys if k and k.startswith("person:")), None)
+            if person and person not in found:
+                found.append(person)
+    return tuple(found)
 
 
 def _co_occurrence(state: DocState, limit: int = 6) -> None:

@@ -94,6 +94,9 @@ class Extraction:
     # the DATE spans as said ("last Saturday"); resolved against the memory's occurredAt when it
     # is written, or a question's asOf (extraction/when.py)
     dates: tuple[str, ...] = ()
+    # the people the text is about: named persons standing as a clause's subject ("what did Tim
+    # give John?": Tim), or owning it ("when did Mel's family go?": Mel); for retrieval
+    subjects: tuple[str, ...] = ()
 
     def keys(self) -> list[str]:
         return [m.key for m in self.mentions]

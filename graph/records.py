@@ -73,6 +73,7 @@ class MemoryFacts:
     entity_keys: tuple[str, ...]
     event_start: float | None = None
     event_end: float | None = None
+    speaker_keys: tuple[str, ...] = ()  # of entity_keys, whoever said it
 
     def within(self, start: float, end: float) -> bool:
         """Whether the time it speaks of, or else when it was said, falls in [start, end)."""
@@ -91,6 +92,7 @@ class MemoryFacts:
             entity_keys=tuple(row.get("entity_keys") or ()),
             event_start=row.get("event_start"),
             event_end=row.get("event_end"),
+            speaker_keys=tuple(row.get("speaker_keys") or ()),
         )
 
 

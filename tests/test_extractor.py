@@ -208,3 +208,24 @@ def test_a_noun_chunk_without_a_fact_is_only_a_candidate(extractor: Extractor) -
     result = extractor.extract("The weather turned stormy over the harbour lighthouse.", "Jo")
     topics = {m.key: m.candidate for m in result.mentions if m.type == "topic"}
     assert topics and all(topics.values()), topics
+
+
+@pytest.mark.parametrize(
+    ("text", "subjects"),
+    [
+        ("What did Joanna receive from her brother?", ("person:joanna",)),
+        ("When did Melanie's family go on a roadtrip?", ("person:melanie",)),
+        ("What have Caroline and Melanie both painted?", ("person:caroline", "person:melanie")),
+        ("Which friend of Melanie did Caroline meet?", ("person:caroline",)),
+        ("Where is the museum?", ()),
+    ],
+)
+def test_the_people_a_question_is_about(
+    extractor: Extractor, text: str, subjects: tuple[str, ...]
+) -> None:
+    assert extractor.extract(text).subjects == subjects
+    # a name called out to is marked as such, a name talked about is not
+    called = {
+        m.key: m.addressed for m in extractor.extract("Thanks, Jo! I saw Kim.", "Nate").mentions
+    }
+    assert called.get("person:jo") is True and called.get("person:kim") is not True

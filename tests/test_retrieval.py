@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import Api
 from tests.conversation import USER, text_of
-from tests.documents import AS_OF, CONTEXT, REMEMBER, context_of, relations_of, texts
+from tests.documents import AS_OF, CONTEXT, REMEMBER, REMEMBER_MANY, context_of, relations_of, texts
 
 
 @pytest.mark.parametrize(
@@ -226,3 +226,30 @@ def test_bad_context_arguments(api: Api, query: str, fragment: str) -> None:
     body = api.raw(query)
     assert body["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
     assert fragment in body["errors"][0]["message"]
+
+
+def test_what_the_asked_about_person_said_comes_first(api: Api) -> None:
+    """Two speakers say nearly the same thing; a question about one of them ranks that one's own
+    words first (the graph records who said each memory), whichever of the two is asked."""
+    user = "speaker-lift"
+    turns = [
+        ("Ann", "Work has been hectic, so I go running by the river to de-stress."),
+        ("Bea", "Funny, running by the river is how I de-stress after work too."),
+        ("Ann", "We should meet there some morning."),
+        ("Bea", "Yes! Saturday works for me."),
+    ]
+    inputs = [
+        {"userId": user, "speaker": s, "text": t, "sessionId": "s1", "externalId": f"t{i}"}
+        for i, (s, t) in enumerate(turns)
+    ]
+    api.ok(REMEMBER_MANY, inputs=inputs)
+    for name, own in (("Ann", "t0"), ("Bea", "t1")):
+        block = api.ok(CONTEXT, user=user, message=f"What does {name} do to de-stress?")["context"]
+        first = block["memories"][0]
+        assert first["memory"]["externalId"] == own, (name, block["memories"][:2])
+        assert f"speaker:person:{name.lower()}" in first["via"]
+        # without the graph the lift is off: no memory says why by its speaker
+        plain = api.ok(
+            CONTEXT, user=user, message=f"What does {name} do to de-stress?", profile="nograph"
+        )["context"]
+        assert not any(v.startswith("speaker:") for m in plain["memories"] for v in m["via"])

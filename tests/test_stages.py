@@ -73,6 +73,22 @@ def test_seeds_are_resolved_mentions_then_known_names_in_the_message() -> None:
     # "Mary" resolves to the only Mary; lower-case "boston" and the alias "acme corp" are n-grams
     assert seeds.keys == ["person:mary_smith", "org:acme", "place:boston"]
     assert seeds.cues == frozenset({"LIVES_IN"})
+    # no subject among the mentions: the message is about every person it names
+    assert seeds.people == ["person:mary_smith"]
+
+
+def test_the_people_a_message_is_about_are_its_subjects() -> None:
+    resolver = Resolver(
+        [KnownEntity("person:tim", "person", "Tim"), KnownEntity("person:john", "person", "John")]
+    )
+    mentions = [Mention("person:tim", "person", "Tim"), Mention("person:john", "person", "John")]
+    asked = Extraction(mentions, subjects=("person:tim",))
+    assert find_seeds(asked, resolver, "what did Tim give John?").people == ["person:tim"]
+    both = Extraction(mentions)
+    assert find_seeds(both, resolver, "Tim and John's player?").people == [
+        "person:tim",
+        "person:john",
+    ]
 
 
 # -- expansion ----------------------------------------------------------------------------------
@@ -182,6 +198,30 @@ def test_cued_evidence_is_a_structural_match() -> None:
     )
     assert cued.similarity == pytest.approx(plain.similarity + (1 - plain.similarity) / 2)
     assert "relation:LIVES_IN:place:oslo" in cued.via
+
+
+def test_what_the_messages_person_said_is_lifted() -> None:
+    def turn(n: int, speaker: str) -> MemoryFacts:
+        keys = ("person:mary", speaker)
+        return MemoryFacts(
+            MemoryId(f"{n:016x}"),
+            100.0,
+            "turn",
+            False,
+            None,
+            keys,
+            None,
+            None,
+            speaker_keys=(speaker,),
+        )
+
+    said, heard = turn(3, "person:mary"), turn(2, "person:ann")
+    scorer = _scorer(speaker_lift=0.4, people=["person:mary"])
+    own, other = scorer.score(said, cosine=0.5), scorer.score(heard, cosine=0.5)
+    plain = _scorer().score(said, cosine=0.5).similarity
+    assert own.similarity == pytest.approx(plain + (1 - plain) * 0.4)
+    assert other.similarity == pytest.approx(plain)
+    assert "speaker:person:mary" in own.via and not any(v.startswith("speaker:") for v in other.via)
 
 
 def test_a_relation_linking_two_message_entities_lifts_more() -> None:

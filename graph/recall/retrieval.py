@@ -194,6 +194,8 @@ def _retrieve(
         candidates.lexical_hits,
         when,
         config.time_lift,
+        config.speaker_lift,
+        seeds.people,
     )
     cosine = candidates.cosine
     scored = {i: scorer.score(m, cosine.get(i, 0.0)) for i, m in candidates.facts.items()}

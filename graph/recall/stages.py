@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar
 
 from extraction.keys import slug
@@ -59,6 +59,8 @@ class Seeds:
 
     keys: list[str]
     cues: frozenset[str]
+    # the named people the message is about (a clause's subject), else every person it names
+    people: list[str] = field(default_factory=list)
 
 
 def find_seeds(extraction: Extraction, resolver: Resolver, message: str) -> Seeds:
@@ -76,7 +78,11 @@ def find_seeds(extraction: Extraction, resolver: Resolver, message: str) -> Seed
             for key in resolver.named(value) if value else ():
                 if key not in keys:
                     keys.append(key)
-    return Seeds(keys, extraction.cues)
+    subjects = [resolver.resolve_key(k) for k in extraction.subjects]
+    people = [k for k in dict.fromkeys(subjects) if k is not None]
+    if not people:
+        people = [k for k in keys if k.startswith("person:")]
+    return Seeds(keys, extraction.cues, people)
 
 
 def expand(seeds: Seeds, cards: Mapping[str, EntityRecord], per_seed: int) -> dict[str, str]:
@@ -230,6 +236,9 @@ class Scorer:
     # of, or else when it was said) moves its similarity toward 1
     when: tuple[float, float] | None = None
     time_lift: float = 0.0
+    # how far a memory said by a person the message is about moves its similarity toward 1
+    speaker_lift: float = 0.0
+    people: Sequence[str] = ()
 
     def score(
         self, memory: MemoryFacts, cosine: float, extra: tuple[str, ...] = ()
@@ -242,6 +251,10 @@ class Scorer:
         sim = scoring.similarity(
             cosine, self.lexical.normalized(memory_id), self.weights.lexical, lift
         )
+        said_by = [k for k in memory.speaker_keys if k in self.people and self.speaker_lift > 0]
+        if said_by:
+            sim += (1.0 - sim) * self.speaker_lift
+
         rec = scoring.recency(memory.occurred_at, self.as_of, self.weights.half_life_days)
         linked = [k for k in memory.entity_keys if k in self.expanded or k in self.seeds]
         freq = max(
@@ -249,6 +262,7 @@ class Scorer:
         )
         via = [f"entity:{k}" for k in linked if k in self.seeds]
         via += [f"expanded:{k} ({self.expanded[k]})" for k in linked if k in self.expanded]
+        via += [f"speaker:{k}" for k in said_by]
         if memory_id in self.cued:
             via.append(self.cued[memory_id])
         if memory_id in self.vector_hits:
