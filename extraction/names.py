@@ -9,7 +9,9 @@ as a person. A span is cleaned and judged here, before it becomes a mention:
   if the user's catalogue knows it already (any capitalised word can start a sentence);
 - a one-word span whose lower-case form is a very common English word (wordfreq), or that the
   tagger reads as a common noun, and that NER did not call a person is not a name ("Love",
-  "Support", "Chess").
+  "Support", "Chess");
+- a person's name called out to ("Hey Jo!", "Thanks, Mell!") is marked, so the resolver can make
+  it the listener.
 """
 
 from __future__ import annotations

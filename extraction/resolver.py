@@ -4,7 +4,9 @@ Names, in order: exact key; a known alias (a speaker's name stops here: it is au
 same slug under another type when exactly one entity has it (spaCy's small model sometimes tags a
 person as ORG); for persons, an unambiguous first name ↔ full name ("Mary" → person:mary_smith when
 she is the only known Mary) and an unambiguous short form of a first name ("Mel" → Melanie, when
-Melanie is the only known person whose first name starts so).
+Melanie is the only known person whose first name starts so). A name called out to ("Thanks,
+Mell!") that begins like exactly one other speaker's first name is that listener; an acronym
+("HP") is the one known name of two or more words with those initials.
 
 What one text could not settle (extraction/model.py):
 - a *tentative* name (seen only at sentence starts: "Glad you came") is kept only when known, and
