@@ -201,8 +201,8 @@ class ScoredMemory:
         description="Added to score: the profile's share of the best adjacent turn's score"
     )
     via: list[str] = strawberry.field(
-        description="Why it was found: entity:…, expanded:…, relation:…, similarity, lexical, "
-        "neighbour, pinned"
+        description="Why it was found: entity:…, expanded:…, relation:…, speaker:… (said by the "
+        "person the message is about), similarity, lexical, time, neighbour, pinned, repeats:N"
     )
 
 
