@@ -439,7 +439,7 @@ class Resolver:
 
 def _initials(name: str) -> set[str]:
     """The acronyms a name of two or more words may go by: "Lord of the Rings" → lotr, lr."""
-    words = [w for w in re.findall(r"[^\W\d_]+", name.lower()) if w]
+    words = re.findall(r"[^\W\d_]+", name.lower())
     if words and words[0] == "the":
         words = words[1:]
     if len(words) < 2:

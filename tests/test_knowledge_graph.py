@@ -13,6 +13,7 @@ CARD = """query($user: ID!, $key: String!) { entity(userId: $user, key: $key) {
   key label aliases mentionCount
   relations { type direction role count evidence { id } target { key label } }
   memories(first: 20) { id text } } }"""
+ENTITY_KEYS = "query($user: ID!) { entities(userId: $user, first: 100) { edges { node { key } } } }"
 MERGE = """mutation($user: ID!, $sources: [String!]!, $into: String!) {
   mergeEntities(userId: $user, sources: $sources, into: $into) {
     key aliases mentionCount relations { type direction role count target { key } } } }"""
@@ -29,6 +30,11 @@ def _say(api: Api, user: str, turns: list[tuple[str, str]], session: str = "s1")
 def _card(api: Api, user: str, key: str) -> dict[str, Any] | None:
     card: dict[str, Any] | None = api.ok(CARD, user=user, key=key)["entity"]
     return card
+
+
+def _entity_keys(api: Api, user: str) -> set[str]:
+    page = api.ok(ENTITY_KEYS, user=user)["entities"]
+    return {e["node"]["key"] for e in page["edges"]}
 
 
 def _facts(card: dict[str, Any] | None) -> set[tuple[str, str, str]]:
@@ -97,12 +103,7 @@ def test_short_names_merge_and_chat_noise_is_no_entity(api: Api) -> None:
             ("Melanie", "Thanks, Caro! Yep, see you Fri."),
         ],
     )
-    keys = {
-        e["node"]["key"]
-        for e in api.ok('{ entities(userId: "kg-names", first: 100) { edges { node { key } } } }')[
-            "entities"
-        ]["edges"]
-    }
+    keys = _entity_keys(api, user)
     assert {"person:melanie", "person:caroline"} <= keys
     noise = {"person:glad", "org:woohoo", "person:mel", "person:caro", "person:yep", "event:fri"}
     assert keys.isdisjoint(noise), keys & noise
@@ -124,12 +125,7 @@ def test_the_listener_called_by_a_short_form_and_acronyms_of_known_names(api: Ap
             ("Joanna", "So many people there shared my love of HP, it felt like family."),
         ],
     )
-    keys = {
-        e["node"]["key"]
-        for e in api.ok('{ entities(userId: "kg-called", first: 100) { edges { node { key } } } }')[
-            "entities"
-        ]["edges"]
-    }
+    keys = _entity_keys(api, user)
     # "Jo" called out to is the listener Joanna; "HP" is the known Harry Potter
     assert keys.isdisjoint({"person:jo", "org:hp", "person:hp"}), keys
     joanna = _card(api, user, "person:joanna")

@@ -39,7 +39,12 @@ def similarity(
     base = (1.0 - lexical_share) * min(1.0, max(0.0, cosine)) + lexical_share * lexical
     if lift < 0:
         return base * (1.0 - min(1.0, -lift))
-    return base + (1.0 - base) * min(1.0, lift)
+    return toward_one(base, lift)
+
+
+def toward_one(value: float, share: float) -> float:
+    """`value` moved `share` of the way to 1 (a structural match raising a similarity)."""
+    return value + (1.0 - value) * min(1.0, share)
 
 
 def combine(weights: Weights, sim: float, rec: float, freq: float) -> float:

@@ -251,10 +251,9 @@ class Scorer:
         sim = scoring.similarity(
             cosine, self.lexical.normalized(memory_id), self.weights.lexical, lift
         )
-        said_by = [k for k in memory.speaker_keys if k in self.people and self.speaker_lift > 0]
+        said_by = [k for k in memory.speaker_keys if k in self.people] if self.speaker_lift else []
         if said_by:
-            sim += (1.0 - sim) * self.speaker_lift
-
+            sim = scoring.toward_one(sim, self.speaker_lift)
         rec = scoring.recency(memory.occurred_at, self.as_of, self.weights.half_life_days)
         linked = [k for k in memory.entity_keys if k in self.expanded or k in self.seeds]
         freq = max(
