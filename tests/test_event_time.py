@@ -35,6 +35,13 @@ def _days(found: tuple[float, float] | None) -> tuple[str, str] | None:
         ("2019", ("2019-01-01", "2020-01-01")),
         ("the 1730s", ("1730-01-01", "1740-01-01")),
         ("8 May 2023", ("2023-05-08", "2023-05-09")),
+        # a window back from the day said, through it; "last month" alone is the calendar month
+        ("in the last month", ("2023-04-20", "2023-05-21")),
+        ("the past two weeks", ("2023-05-06", "2023-05-21")),
+        ("over the last 3 days", ("2023-05-17", "2023-05-21")),
+        ("the past few months", ("2023-02-20", "2023-05-21")),
+        ("past week", ("2023-05-13", "2023-05-21")),
+        ("last month", ("2023-04-01", "2023-05-01")),
         ("three years", None),  # a duration names no time
         ("30 years old", None),
         ("every week", None),
