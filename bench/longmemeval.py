@@ -5,9 +5,11 @@ Protocol (../shared/data/longmemeval-dev/README.md): one user per question; ever
 one memory (text cut at 20,000 characters, speaker User/Assistant, sessionId = the haystack
 session, occurredAt = the session's date plus j seconds for the j-th turn, externalId =
 "<session>:<turn>"), ingested through rememberMany; one `context` per question (message = the
-question, asOf = question_date, maxMemories = 10). `_abs` questions and questions without an
-evidence turn are skipped. The `answer`, `has_answer` and `answer_session_ids` fields are read by
-this bench only, to score.
+question, speaker = "User": the user asks it, as an agent passes who is talking; asOf =
+question_date, maxMemories = 10). The same question asked without a speaker is scored too, as
+"recollect, no speaker", to show what knowing the asker adds in the same run. `_abs` questions
+and questions without an evidence turn are skipped. The `answer`, `has_answer` and
+`answer_session_ids` fields are read by this bench only, to score.
 
 Ingest is the slow part (long assistant replies: one to two minutes per question here), so the
 service's data directory is kept outside the repository, keyed by a hash of the ingest code
@@ -52,8 +54,9 @@ MAX_CHARS = 20_000
 DEPTH = 10
 KS = (5, 10)
 
-CONTEXT = """query($user: ID!, $message: String!, $asOf: DateTime, $max: Int) {
-  context(userId: $user, message: $message, asOf: $asOf, maxMemories: $max) {
+ASKER = "User"
+CONTEXT = """query($user: ID!, $message: String!, $speaker: String, $asOf: DateTime, $max: Int) {
+  context(userId: $user, message: $message, speaker: $speaker, asOf: $asOf, maxMemories: $max) {
     memories { memory { externalId } }
   }
 }"""
@@ -250,7 +253,8 @@ def main() -> None:
     from api.settings import Settings
     from extraction.embedder import MODEL_TOKENS
 
-    methods = {n: Method(n) for n in ("recollect", "BM25", "dense MiniLM", "hybrid RRF")}
+    names = ("recollect", "recollect, no speaker", "BM25", "dense MiniLM", "hybrid RRF")
+    methods = {n: Method(n) for n in names}
     latencies: list[float] = []
     fresh_turns, fresh_seconds = 0, 0.0
     settings = Settings(data_dir=data_dir, max_batch=1_000)
@@ -283,14 +287,21 @@ def main() -> None:
                 manifest.done(question.user, len(question.turns), seconds)
                 fresh_turns += len(question.turns)
                 fresh_seconds += seconds
-            began = time.perf_counter()
-            data = client.call(
-                CONTEXT, user=question.user, message=question.text, asOf=question.as_of, max=DEPTH
-            )
-            latencies.append(time.perf_counter() - began)
-            methods["recollect"].add(
-                question, [m["memory"]["externalId"] for m in data["context"]["memories"]]
-            )
+            for name, speaker in (("recollect", ASKER), ("recollect, no speaker", None)):
+                began = time.perf_counter()
+                data = client.call(
+                    CONTEXT,
+                    user=question.user,
+                    message=question.text,
+                    speaker=speaker,
+                    asOf=question.as_of,
+                    max=DEPTH,
+                )
+                if speaker is not None:
+                    latencies.append(time.perf_counter() - began)
+                methods[name].add(
+                    question, [m["memory"]["externalId"] for m in data["context"]["memories"]]
+                )
             vectors = baseline_vectors(
                 vector_path(Path(args.cache), question, model), question, embed_baseline
             )

@@ -21,10 +21,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from spacy.language import Language
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Token
 
 from extraction.facts import extract_facts
-from extraction.lexicon import FIRST_PERSON, NAMED_TYPES, RELATION_CUES, ROLES
+from extraction.lexicon import FIRST_PERSON, NAMED_TYPES, RELATION_CUES, ROLES, SECOND_PERSON
 from extraction.mentions import DocState
 from extraction.model import Extraction
 from extraction.voice import reported
@@ -117,24 +117,38 @@ def extract(doc: Doc, speaker: str | None) -> Extraction:
         list(state.relations.values()),
         frozenset(cues),
         tuple(date_phrases(doc)),
-        _subjects(state),
+        *_subjects(state),
     )
 
 
-def _subjects(state: DocState) -> tuple[str, ...]:
+def _subjects(state: DocState) -> tuple[tuple[str, ...], bool]:
     """Named persons that are a clause's subject, with its conjuncts ("Tim and John went"), or
-    that own it ("Melanie's family went")."""
+    that own it ("Melanie's family went"); and whether the text asks what its listener did
+    ("I remember you told me to…", "what did you suggest?": "you" is the subject of a verb in
+    the past): then the speaker is not who it is about (retrieval lifts no one for the speaker's
+    sake; what the listener said answers it). A request ("can you suggest…") is about the
+    speaker's needs and is not."""
     found: list[str] = []
+    about_listener = False
     for token in state.doc:
         if token.dep_ not in {"nsubj", "nsubjpass"}:
             continue
+        if token.lower_ in SECOND_PERSON and _past(token.head):
+            about_listener = True
         for part in (token, *token.conjuncts):
             keys = [state.token_key.get(part.i)]
             keys += [state.token_key.get(c.i) for c in part.children if c.dep_ == "poss"]
             person = next((k for k in keys if k and k.startswith("person:")), None)
             if person and person not in found:
                 found.append(person)
-    return tuple(found)
+    return tuple(found), about_listener
+
+
+def _past(verb: Token) -> bool:
+    """ "you told", "you have told", "did you tell": a verb in the past or perfect."""
+    return verb.tag_ in {"VBD", "VBN"} or any(
+        c.dep_ == "aux" and c.tag_ == "VBD" for c in verb.children
+    )
 
 
 def _co_occurrence(state: DocState, limit: int = 6) -> None:

@@ -97,6 +97,9 @@ class Extraction:
     # the people the text is about: named persons standing as a clause's subject ("what did Tim
     # give John?": Tim), or owning it ("when did Mel's family go?": Mel); for retrieval
     subjects: tuple[str, ...] = ()
+    # the text asks what its listener did or said ("what did you suggest?"): its speaker is not
+    # who it is about
+    about_listener: bool = False
 
     def keys(self) -> list[str]:
         return [m.key for m in self.mentions]

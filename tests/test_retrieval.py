@@ -253,3 +253,37 @@ def test_what_the_asked_about_person_said_comes_first(api: Api) -> None:
             CONTEXT, user=user, message=f"What does {name} do to de-stress?", profile="nograph"
         )["context"]
         assert not any(v.startswith("speaker:") for m in plain["memories"] for v in m["via"])
+
+
+def test_a_question_in_the_first_person_lifts_what_the_asker_said(api: Api) -> None:
+    """An agent says who is asking: "I" in the question is that speaker, and their own turns
+    come before the assistant's reply about the same thing; "what did you tell me" is about the
+    listener's words, and the asker's turns get no lift."""
+    user = "asker-lift"
+    turns = [
+        ("User", "I picked up a snake plant and a fern at the garden centre last weekend."),
+        ("Assistant", "A snake plant and a fern from the garden centre are great picks, enjoy!"),
+        ("User", "Thanks. How often should they be watered?"),
+        ("Assistant", "Water the snake plant every two weeks and keep the fern's soil moist."),
+    ]
+    inputs = [
+        {"userId": user, "speaker": s, "text": t, "sessionId": "s1", "externalId": f"t{i}"}
+        for i, (s, t) in enumerate(turns)
+    ]
+    api.ok(REMEMBER_MANY, inputs=inputs)
+    ask = """query($user: ID!, $message: String!, $speaker: String, $profile: String) {
+      context(userId: $user, message: $message, speaker: $speaker, maxMemories: 4,
+              profile: $profile) { memories { via memory { externalId } } } }"""
+    question = "Which plants did I get at the garden centre?"
+    block = api.ok(ask, user=user, message=question, speaker="User")["context"]
+    first = block["memories"][0]
+    assert first["memory"]["externalId"] == "t0", block["memories"][:2]
+    assert "speaker:person:user" in first["via"]
+    told = api.ok(
+        ask, user=user, message="What did you tell me about watering them?", speaker="User"
+    )["context"]
+    assert not any(v.startswith("speaker:") for m in told["memories"] for v in m["via"])
+    # without the graph, or without knowing who asks, nothing is lifted by its speaker
+    for variables in ({"profile": "nograph", "speaker": "User"}, {}):
+        plain = api.ok(ask, user=user, message=question, **variables)["context"]
+        assert not any(v.startswith("speaker:") for m in plain["memories"] for v in m["via"])

@@ -89,6 +89,9 @@ def test_the_people_a_message_is_about_are_its_subjects() -> None:
         "person:tim",
         "person:john",
     ]
+    # "what did you tell Tim?": the listener's turns answer it; no fallback to the persons named
+    listener = Extraction(mentions, about_listener=True)
+    assert find_seeds(listener, resolver, "what did you tell Tim and John?").people == []
 
 
 # -- expansion ----------------------------------------------------------------------------------

@@ -60,6 +60,7 @@ class Seeds:
     keys: list[str]
     cues: frozenset[str]
     # the named people the message is about (a clause's subject), else every person it names
+    # (none when it asks what the listener said)
     people: list[str] = field(default_factory=list)
 
 
@@ -80,7 +81,8 @@ def find_seeds(extraction: Extraction, resolver: Resolver, message: str) -> Seed
                     keys.append(key)
     subjects = [resolver.resolve_key(k) for k in extraction.subjects]
     people = [k for k in dict.fromkeys(subjects) if k is not None]
-    if not people:
+    # "what did you tell me?" is about the listener's turns: no fallback to the asker
+    if not people and not extraction.about_listener:
         people = [k for k in keys if k.startswith("person:")]
     return Seeds(keys, extraction.cues, people)
 
