@@ -80,7 +80,9 @@ def test_end_session_writes_an_episode_with_the_key_facts(sessions: Api) -> None
     episode = summary["episode"]
     assert episode["kind"] == "episode" and episode["externalId"] == "episode:s01"
     text = episode["text"]
-    assert text.startswith("Alice Smith and Ben Carter talked on 1 October 2026 (s01, 10 turns). ")
+    assert text.startswith(
+        "Alice Smith and Ben Carter talked at 9:00 am UTC on 1 October 2026 (s01, 10 turns). "
+    )
     assert "Mary lives in Boston." in text and "Alice works at Acme Corp" in text
     assert len(text.split()) <= EPISODES.words
     # ending again replaces the episode: one per session

@@ -89,14 +89,21 @@ def _date(stamp: float) -> str:
     return datetime.fromtimestamp(stamp, tz=UTC).strftime("%-d %B %Y")
 
 
+def _clock(stamp: float) -> str:
+    return datetime.fromtimestamp(stamp, tz=UTC).strftime("%-I:%M %p").lower()
+
+
 def _header(session_id: str, turns: list[MemoryRecord]) -> str:
+    """Who talked, and when it began to the minute ("at 1:56 pm UTC on 8 May 2023"): a reader
+    of several episodes, or a question about "this morning's chat", needs the time of day too."""
     speakers = list(dict.fromkeys(t.speaker for t in turns if t.speaker))
     who = " and ".join([", ".join(speakers[:-1]), speakers[-1]] if len(speakers) > 1 else speakers)
     started, ended = turns[0].occurred_at, turns[-1].occurred_at
     first, last = _date(started), _date(ended)
-    span = first if first == last else f"{first} to {last}"
+    begun = f"{_clock(started)} UTC on {first}"
+    span = f"at {begun}" if first == last else f"from {begun} to {last}"
     talked = f"{who} talked" if who else "A conversation"
-    return f"{talked} on {span} ({session_id}, {len(turns)} turns)."
+    return f"{talked} {span} ({session_id}, {len(turns)} turns)."
 
 
 def end_session(
