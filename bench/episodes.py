@@ -9,10 +9,11 @@ lengths in words, the targets (ROUGE-1 >= best baseline + 0.05, ROUGE-2 >= 2x be
 median length <= 120 words) and three example episodes beside their references.
 
 The human summaries open with who talked and when ("Gina and Jon met at 4:04 pm on 20 January,
-2023."), and so does an episode's header: the header alone scores ROUGE-2 near the baselines.
-So the bench also scores the episode without its header, and the two turn baselines with the
-episode's header in front, and checks the targets against those too: what the episode's body adds
-over picking turns, when both say who and when.
+2023."), and so does an episode's header: the header alone scores ROUGE-2 above the turn
+baselines (0.107 against 0.063 on the dev split, from --dump). So the bench also scores the
+episode without its header, and the two turn baselines with the episode's header in front, and
+checks the targets against those too: what the episode's body adds over picking turns, when both
+say who and when.
 
     python bench/episodes.py [--only 26,30] [--examples 3]
 """
@@ -106,7 +107,9 @@ def main() -> None:
                 latencies.append(time.perf_counter() - began)
                 episode = ended["endSession"]["episode"]["text"]
                 found = HEADER.match(episode)
-                header = found.group(0) if found else ""
+                if found is None:  # the fair rows would silently equal the plain baselines
+                    sys.exit(f"{session.user} {session.session}: episode without a header")
+                header = found.group(0)
                 outputs = {"Recollect episodes": episode}
                 outputs |= baselines(session, embed)
                 outputs["episode without its header"] = episode[len(header) :]

@@ -125,23 +125,27 @@ def _subjects(state: DocState) -> tuple[tuple[str, ...], bool]:
     """Named persons that are a clause's subject, with its conjuncts ("Tim and John went"), or
     that own it ("Melanie's family went"); and whether the text asks what its listener did
     ("I remember you told me to…", "what did you suggest?": "you" is the subject of a verb in
-    the past): then the speaker is not who it is about (retrieval lifts no one for the speaker's
-    sake; what the listener said answers it). A request ("can you suggest…") is about the
-    speaker's needs and is not."""
+    the past, and no "I" is): then the speaker is not who it is about (retrieval lifts no one
+    for the speaker's sake; what the listener said answers it). A request ("can you suggest…")
+    is about the speaker's needs and is not."""
     found: list[str] = []
-    about_listener = False
+    listener_did = speaker_did = False
     for token in state.doc:
         if token.dep_ not in {"nsubj", "nsubjpass"}:
             continue
         if token.lower_ in SECOND_PERSON and _past(token.head):
-            about_listener = True
+            listener_did = True
+        if token.lower_ in FIRST_PERSON and _past(token.head):
+            speaker_did = True
         for part in (token, *token.conjuncts):
             keys = [state.token_key.get(part.i)]
             keys += [state.token_key.get(c.i) for c in part.children if c.dep_ == "poss"]
             person = next((k for k in keys if k and k.startswith("person:")), None)
             if person and person not in found:
                 found.append(person)
-    return tuple(found), about_listener
+    # "did you know I moved?", "where did I go after you recommended it?": the speaker's own
+    # past is asked about too, and the message is about them
+    return tuple(found), listener_did and not speaker_did
 
 
 def _past(verb: Token) -> bool:

@@ -108,19 +108,20 @@ def resolve(phrase: str, base: float) -> Interval | None:
 def _rolling(text: str, base: float) -> Interval | None:
     """A window back from the day said, through it: "the past two weeks", "in the last month".
 
-    A count ("last 3 days", "past few weeks") or "past" always means a window; "last" and
-    "previous" do with "the" ("in the last month") and without a count; "last month" alone is the
-    calendar month and is left to dateparser, as is "the previous month".
+    A count ("last 3 days", "past few weeks") or "past" always means a window; "the last" does
+    without a count ("in the last month"), except "the last day" (the final one of something);
+    "last month" alone is the calendar month and is left to dateparser, as is "the previous
+    month" ("previous" never makes a window here).
     """
     found = _ROLLING.match(text)
     if found is None:
         return None
     word, count = found["word"].lower(), found["count"]
-    if count is None and word != "past" and not (found["the"] and word == "last"):
+    unit = found["unit"].lower()
+    if count is None and word != "past" and not (found["the"] and word == "last" and unit != "day"):
         return None
     number = 1 if count is None else _COUNTS.get(count.lower()) or int(count)
     said = datetime.fromtimestamp(base, tz=UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-    unit = found["unit"].lower()
     back = relativedelta(**{f"{unit}s": number})
     return _stamp(said - back), _stamp(said + timedelta(days=1))
 
@@ -137,8 +138,14 @@ def _years(first: int, count: int) -> Interval:
 
 
 def date_phrases(doc: Doc) -> list[str]:
-    """The DATE spans spaCy finds, in order."""
-    return [ent.text for ent in doc.ents if ent.label_ == "DATE"]
+    """The DATE spans spaCy finds, in order; not one followed by "of" ("the last week of my
+    vacation", "the first day of school"): spaCy leaves the "of …" out, and the rest would name
+    a time the text does not mean."""
+    return [
+        ent.text
+        for ent in doc.ents
+        if ent.label_ == "DATE" and not (ent.end < len(doc) and doc[ent.end].lower_ == "of")
+    ]
 
 
 def first_interval(phrases: Iterable[str], base: float) -> Interval | None:

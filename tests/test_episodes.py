@@ -3,12 +3,16 @@ pure rules on hand-written sentences; the voice also with the real spaCy model."
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import numpy as np
 import pytest
 
 from extraction.extractor import Extractor
 from extraction.voice import third_singular
-from graph.recall import episodes
+from graph.ids import MemoryId
+from graph.recall import episodes, sessions
+from graph.records import MemoryRecord
 
 NAMES = ["Caroline", "Melanie"]
 
@@ -182,3 +186,19 @@ def test_you_is_the_other_speaker(extractor: Extractor, sentence: str, expected:
     """With two speakers, "you" in one's sentence is the other one; a generic "you" stays."""
     heard = {"Caroline Lee": "Melanie"}
     assert extractor.reported_many([(sentence, "Caroline Lee")], heard) == [expected]
+
+
+def _turn(i: int, speaker: str, when: str) -> MemoryRecord:
+    stamp = datetime.fromisoformat(when).timestamp()
+    return MemoryRecord(MemoryId(f"m{i}"), "u", "hi", speaker, "s1", stamp, stamp, None, 1, False)
+
+
+def test_the_header_says_who_talked_and_when_to_the_minute() -> None:
+    one_day = [_turn(0, "Ann", "2023-05-08T13:56:00+00:00"), _turn(1, "Bo", "2023-05-08T14:30Z")]
+    assert sessions._header("s1", one_day) == (
+        "Ann and Bo talked at 1:56 pm UTC on 8 May 2023 (s1, 2 turns)."
+    )
+    days = [_turn(0, "Ann", "2023-05-08T00:05:00+00:00"), _turn(1, "Ann", "2023-05-09T09:00Z")]
+    assert sessions._header("s2", days) == (
+        "Ann talked from 12:05 am UTC on 8 May 2023 to 9 May 2023 (s2, 2 turns)."
+    )

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from extraction.extractor import Extractor
 from extraction.when import resolve
 from tests.conftest import Api
 from tests.documents import REMEMBER_MANY
@@ -42,6 +43,7 @@ def _days(found: tuple[float, float] | None) -> tuple[str, str] | None:
         ("the past few months", ("2023-02-20", "2023-05-21")),
         ("past week", ("2023-05-13", "2023-05-21")),
         ("last month", ("2023-04-01", "2023-05-01")),
+        ("the last day", None),  # the final one of something, not a window
         ("three years", None),  # a duration names no time
         ("30 years old", None),
         ("every week", None),
@@ -87,3 +89,10 @@ def test_a_question_that_names_a_time_finds_what_happened_then(api: Api) -> None
         ASK, user=user, message="What did we do on 3 June 2023?", asOf="2023-07-01T00:00:00Z"
     )
     assert block["context"]["memories"][0]["memory"]["id"] == ids[2]
+
+
+def test_a_date_followed_by_of_names_no_time(extractor: Extractor) -> None:
+    """spaCy's span of "the last week of my vacation" leaves "of my vacation" out; the rest would
+    name the week before the text was said."""
+    assert extractor.extract("I spent the last week of my vacation in Rome.", "Dana").dates == ()
+    assert extractor.extract("I moved in the last month.", "Dana").dates == ("the last month",)

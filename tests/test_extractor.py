@@ -224,18 +224,30 @@ def test_the_people_a_question_is_about(
     extractor: Extractor, text: str, subjects: tuple[str, ...]
 ) -> None:
     assert extractor.extract(text).subjects == subjects
-    # "you told me" asks what the listener said: the speaker is then not who the question is
-    # about (retrieval does not fall back to them); a question about oneself or a request
-    # ("can you…") is not
-    asked = extractor.extract("How many plants did I buy last month?", "Dana")
-    assert "person:dana" in [m.key for m in asked.mentions] and not asked.about_listener
-    told = extractor.extract("I remember you told me to dilute the tea tree oil. How much?", "Dana")
-    assert told.subjects == () and told.about_listener
-    assert extractor.extract("What did you suggest for my trip?", "Dana").about_listener
-    request = extractor.extract("Can you suggest some accessories for my phone?", "Dana")
-    assert not request.about_listener
     # a name called out to is marked as such, a name talked about is not
     called = {
         m.key: m.addressed for m in extractor.extract("Thanks, Jo! I saw Kim.", "Nate").mentions
     }
     assert called.get("person:jo") is True and called.get("person:kim") is not True
+
+
+@pytest.mark.parametrize(
+    ("text", "about_listener"),
+    [
+        # what the listener said or did: the speaker is not who it is about
+        ("I remember you told me to dilute the tea tree oil. How much?", True),
+        ("What did you suggest for my trip?", True),
+        # the speaker's own past is asked about too, or it is a request
+        ("How many plants did I buy last month?", False),
+        ("Did you know I moved to Denver?", False),
+        ("Where did I go after you recommended the museum?", False),
+        ("Can you suggest some accessories for my phone?", False),
+    ],
+)
+def test_a_question_about_what_the_listener_said(
+    extractor: Extractor, text: str, about_listener: bool
+) -> None:
+    said = extractor.extract(text, "Dana")
+    assert said.about_listener is about_listener
+    if about_listener:
+        assert said.subjects == ()

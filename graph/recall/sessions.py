@@ -90,7 +90,9 @@ def _date(stamp: float) -> str:
 
 
 def _clock(stamp: float) -> str:
-    return datetime.fromtimestamp(stamp, tz=UTC).strftime("%-I:%M %p").lower()
+    """ "1:56 pm", whatever the process's locale (strftime's %p follows it)."""
+    moment = datetime.fromtimestamp(stamp, tz=UTC)
+    return f"{moment.hour % 12 or 12}:{moment.minute:02d} {'am' if moment.hour < 12 else 'pm'}"
 
 
 def _header(session_id: str, turns: list[MemoryRecord]) -> str:
