@@ -224,6 +224,9 @@ def test_the_people_a_question_is_about(
     extractor: Extractor, text: str, subjects: tuple[str, ...]
 ) -> None:
     assert extractor.extract(text).subjects == subjects
+
+
+def test_a_name_called_out_to_is_marked(extractor: Extractor) -> None:
     # a name called out to is marked as such, a name talked about is not
     called = {
         m.key: m.addressed for m in extractor.extract("Thanks, Jo! I saw Kim.", "Nate").mentions

@@ -228,6 +228,19 @@ def test_bad_context_arguments(api: Api, query: str, fragment: str) -> None:
     assert fragment in body["errors"][0]["message"]
 
 
+def _say(api: Api, user: str, turns: list[tuple[str, str]]) -> None:
+    """(speaker, text) turns of one session, remembered in order as t0, t1, …"""
+    inputs = [
+        {"userId": user, "speaker": s, "text": t, "sessionId": "s1", "externalId": f"t{i}"}
+        for i, (s, t) in enumerate(turns)
+    ]
+    api.ok(REMEMBER_MANY, inputs=inputs)
+
+
+def _lifted_by_speaker(block: dict[str, Any]) -> bool:
+    return any(v.startswith("speaker:") for m in block["memories"] for v in m["via"])
+
+
 def test_what_the_asked_about_person_said_comes_first(api: Api) -> None:
     """Two speakers say nearly the same thing; a question about one of them ranks that one's own
     words first (the graph records who said each memory), whichever of the two is asked."""
@@ -238,11 +251,7 @@ def test_what_the_asked_about_person_said_comes_first(api: Api) -> None:
         ("Ann", "We should meet there some morning."),
         ("Bea", "Yes! Saturday works for me."),
     ]
-    inputs = [
-        {"userId": user, "speaker": s, "text": t, "sessionId": "s1", "externalId": f"t{i}"}
-        for i, (s, t) in enumerate(turns)
-    ]
-    api.ok(REMEMBER_MANY, inputs=inputs)
+    _say(api, user, turns)
     for name, own in (("Ann", "t0"), ("Bea", "t1")):
         block = api.ok(CONTEXT, user=user, message=f"What does {name} do to de-stress?")["context"]
         first = block["memories"][0]
@@ -252,7 +261,7 @@ def test_what_the_asked_about_person_said_comes_first(api: Api) -> None:
         plain = api.ok(
             CONTEXT, user=user, message=f"What does {name} do to de-stress?", profile="nograph"
         )["context"]
-        assert not any(v.startswith("speaker:") for m in plain["memories"] for v in m["via"])
+        assert not _lifted_by_speaker(plain)
 
 
 def test_a_question_in_the_first_person_lifts_what_the_asker_said(api: Api) -> None:
@@ -266,11 +275,7 @@ def test_a_question_in_the_first_person_lifts_what_the_asker_said(api: Api) -> N
         ("User", "Thanks. How often should they be watered?"),
         ("Assistant", "Water the snake plant every two weeks and keep the fern's soil moist."),
     ]
-    inputs = [
-        {"userId": user, "speaker": s, "text": t, "sessionId": "s1", "externalId": f"t{i}"}
-        for i, (s, t) in enumerate(turns)
-    ]
-    api.ok(REMEMBER_MANY, inputs=inputs)
+    _say(api, user, turns)
     ask = """query($user: ID!, $message: String!, $speaker: String, $profile: String) {
       context(userId: $user, message: $message, speaker: $speaker, maxMemories: 4,
               profile: $profile) { memories { via memory { externalId } } } }"""
@@ -282,8 +287,8 @@ def test_a_question_in_the_first_person_lifts_what_the_asker_said(api: Api) -> N
     told = api.ok(
         ask, user=user, message="What did you tell me about watering them?", speaker="User"
     )["context"]
-    assert not any(v.startswith("speaker:") for m in told["memories"] for v in m["via"])
+    assert not _lifted_by_speaker(told)
     # without the graph, or without knowing who asks, nothing is lifted by its speaker
     for variables in ({"profile": "nograph", "speaker": "User"}, {}):
         plain = api.ok(ask, user=user, message=question, **variables)["context"]
-        assert not any(v.startswith("speaker:") for m in plain["memories"] for v in m["via"])
+        assert not _lifted_by_speaker(plain)
