@@ -142,6 +142,11 @@ class MemoryItem(BaseModel):
         )
 
 
+# the same meaning as `context(speaker:)` in GraphQL
+ASKER = (
+    "Who is asking, by the name their turns were remembered under: 'I' in the message is then "
+    "them, and what they said comes first."
+)
 UserArg = Annotated[
     str | None,
     Field(description="Leave empty: the connection's user. Only a key for several users needs it."),
@@ -235,10 +240,12 @@ def build_server(
         token_budget: int | None = None,
         session_id: str | None = None,
         as_of: datetime | None = None,
+        speaker: str | None = None,
     ) -> ContextResult:
         request = ContextRequest(
             user_id=caller(ctx).user(user_id),
             message=message,
+            speaker=speaker,
             as_of=ts(as_of),
             max_memories=max_memories,
             token_budget=token_budget,
@@ -260,6 +267,7 @@ def build_server(
         as_of: Annotated[
             datetime | None, Field(description="Answer as of this time (ISO 8601).")
         ] = None,
+        speaker: Annotated[str | None, Field(description=ASKER)] = None,
         user_id: UserArg = None,
     ) -> dict[str, Any]:
         """Before answering the user, call this with their message: it returns what memory knows
@@ -267,7 +275,14 @@ def build_server(
         your prompt."""
         with tool("get_context"):
             result = await retrieved(
-                ctx, user_id, message, DEFAULT_MAX_MEMORIES, token_budget, session_id, as_of
+                ctx,
+                user_id,
+                message,
+                DEFAULT_MAX_MEMORIES,
+                token_budget,
+                session_id,
+                as_of,
+                speaker,
             )
         return {
             "text": result.text,
@@ -281,6 +296,7 @@ def build_server(
         ctx: Context,
         query: Annotated[str, Field(description="What to look for, in words.")],
         limit: Annotated[int, Field(description="Most memories returned.")] = 10,
+        speaker: Annotated[str | None, Field(description=ASKER)] = None,
         user_id: UserArg = None,
     ) -> dict[str, Any]:
         """Find remembered turns about something, best first, with why each ranked (similarity,
@@ -288,7 +304,7 @@ def build_server(
         with tool("search_memories"):
             if limit < 1 or limit > MAX_PAGE:
                 raise InvalidInput("limit", f"is {limit}; allowed 1 to {MAX_PAGE}")
-            result = await retrieved(ctx, user_id, query, limit)
+            result = await retrieved(ctx, user_id, query, limit, speaker=speaker)
         return {
             "memories": [
                 _memory(s.memory)

@@ -100,6 +100,17 @@ async def _conversation(client: Client, **user: str) -> list[str]:
     found = _data(await client.call_tool("search_memories", {"query": "cello", "limit": 3, **user}))
     assert found["memories"][0]["id"] == ids[2]
     assert {"score", "similarity", "via"} <= set(found["memories"][0])
+    # asked by Alice, "I" is Alice, and what she said is lifted, as with GraphQL's speaker
+    mine = _data(
+        await client.call_tool(
+            "search_memories", {"query": "What am I learning?", "speaker": "Alice", **user}
+        )
+    )
+    assert "speaker:person:alice" in mine["memories"][0]["via"]
+    plain = _data(
+        await client.call_tool("search_memories", {"query": "What am I learning?", **user})
+    )
+    assert not any(v.startswith("speaker:") for m in plain["memories"] for v in m["via"])
 
     gone = _data(await client.call_tool("forget", {"memory_id": ids[2], **user}))
     assert gone == {"forgotten": True}
