@@ -25,6 +25,14 @@ from graph.errors import DataDirInUse, StoreUnavailable
 
 log = logging.getLogger("recollect.engine")
 
+# The append-only file is compacted into a snapshot base once its log of writes has grown by this
+# share of the base and by at least this size. Replaying a logged write runs its whole statement
+# again, loading a snapshot does not: a 10,000-turn history logged in 45 MB of writes took more
+# than five minutes to replay at start, the same data as a snapshot about a second. Redis's
+# defaults (100%, 64 MB) let the log grow that far before compacting.
+AOF_REWRITE_PERCENTAGE = 25
+AOF_REWRITE_MIN_SIZE = "4mb"
+
 
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
@@ -97,6 +105,10 @@ class EmbeddedEngine:
             "yes",
             "--appendfsync",
             "always",
+            "--auto-aof-rewrite-percentage",
+            str(AOF_REWRITE_PERCENTAGE),
+            "--auto-aof-rewrite-min-size",
+            AOF_REWRITE_MIN_SIZE,
             "--save",
             "",
             "--daemonize",
