@@ -118,6 +118,9 @@ class Resolver:
         self.candidates: dict[str, list[str]] = {}  # candidate topic key -> memory ids
         self.speakers: set[str] = set()
         self._sessions: dict[str, _Session] = {}
+        # the highest mention count (the scale of Frequency), kept as entities are learned so a
+        # context call need not scan the catalogue; None: to be counted again (the top fell)
+        self._most: int | None = 0
         for entity in known:
             self.learn(entity)
         for link in roles:
@@ -129,7 +132,13 @@ class Resolver:
     # -- learning -------------------------------------------------------------------------------
 
     def learn(self, entity: KnownEntity) -> None:
+        before = self.entities.get(entity.key)
         self.entities[entity.key] = entity
+        if self._most is not None:
+            if entity.mention_count >= self._most:
+                self._most = entity.mention_count
+            elif before is not None and before.mention_count == self._most:
+                self._most = None
         self._order.setdefault(entity.key, len(self._order))
         for name in (entity.label, *entity.aliases):
             name_slug = slug(name)
@@ -154,6 +163,8 @@ class Resolver:
             return
         gone = self.entities.pop(alias_key, None)
         if gone is not None:
+            if gone.mention_count == self._most:
+                self._most = None
             self._by_slug[split_key(alias_key)[1]].discard(alias_key)
             for names in (*self._names.values(), *self._initials.values()):
                 names.discard(alias_key)
@@ -200,6 +211,13 @@ class Resolver:
         session.talkers.extend(talkers)
 
     # -- names ----------------------------------------------------------------------------------
+
+    @property
+    def most_mentions(self) -> int:
+        """The mention count of the user's most-mentioned entity (0 when none)."""
+        if self._most is None:
+            self._most = max((e.mention_count for e in self.entities.values()), default=0)
+        return self._most
 
     def named(self, name_slug: str) -> list[str]:
         """Keys whose label or an alias slugs to `name_slug`, in the order they were learned."""

@@ -299,3 +299,22 @@ def test_you_is_the_other_speaker_of_the_session() -> None:
         session="s2",
     )
     assert _typed(other) == set()
+
+
+def test_most_mentions_follows_the_catalogue_without_rescanning_it() -> None:
+    """Frequency's scale: the top count rises with learning, and is counted again when the
+    entity holding it drops (a recount) or is merged away."""
+    resolver = Resolver(
+        [
+            KnownEntity("person:ann", "person", "Ann", mention_count=5),
+            KnownEntity("person:bob", "person", "Bob", mention_count=9),
+        ]
+    )
+    assert resolver.most_mentions == 9
+    resolver.learn(KnownEntity("person:cy", "person", "Cy", mention_count=12))
+    assert resolver.most_mentions == 12
+    resolver.learn(KnownEntity("person:cy", "person", "Cy", mention_count=3))
+    assert resolver.most_mentions == 9
+    resolver.learn_alias("person:ann", "person:bob", ["Bob"])
+    assert resolver.most_mentions == 5
+    assert Resolver().most_mentions == 0

@@ -174,7 +174,10 @@ def _retrieve(
     lifts = cue_lifts(evidence, cued, seeds.keys, config.paired_lift, config.cued_lift)
     asked = tense.focus(request.message)
     lifts = time_lifts(evidence, lifts, asked, config.superseded_demotion, config.paired_lift)
-    counts = {key: entity.mention_count for key, entity in resolver.entities.items()}
+    # mention counts of the entities scoring links to (not the whole catalogue: a call must not
+    # cost in proportion to the user's history)
+    known = resolver.entities
+    counts = {k: known[k].mention_count for k in (*seeds.keys, *expanded) if k in known}
     sources = entity_sources([*seeds.keys, *expanded], counts, config.hub_mentions)
     entity_ids = service.entity_memory_ids(user_id, sources, config.per_entity)
     early = [i for ids in entity_ids.values() for i in ids]
@@ -188,7 +191,7 @@ def _retrieve(
         cued,
         lifts,
         counts,
-        max(counts.values(), default=0),
+        resolver.most_mentions,
         candidates.lexical,
         candidates.vector_hits,
         candidates.lexical_hits,
