@@ -4,10 +4,13 @@
 // entity (the user) has a relation to nearly everything; context cards need its strongest few, not
 // all of them on every call. Each relation carries its newest $evidence memory ids and, for a
 // one-value-at-a-time fact, when it held (valid_to is null while it still does). One row per
-// relation; an entity without relations has one row whose relation columns are null.
+// relation; an entity without relations has one row whose relation columns are null. The keys in
+// $bare get their own properties only: their relations are not traversed at all (a hub's
+// thousands, when the context message asks nothing of them; the guard runs before the traversal).
 MATCH (e:Entity {user_id: $user_id})
 WHERE e.key IN $keys
 OPTIONAL MATCH (e)-[r]-(o:Entity {user_id: $user_id})
+WHERE NOT e.key IN $bare
 WITH e, r, o
 ORDER BY r.strong DESC, r.count DESC, r.last_seen DESC, type(r), o.key
 WITH e, collect(CASE WHEN r IS NULL THEN NULL ELSE [r, o] END) AS pairs

@@ -593,11 +593,13 @@ class MemoryService:
         max_relations: int | None = None,
         cued: Iterable[str] = (),
         evidence: int = MAX_EVIDENCE,
+        bare: Iterable[str] = (),
     ) -> dict[str, EntityRecord]:
         """Entity cards; with `max_relations`, each carries its strongest relations and every
         relation of a `cued` type (context cards), without it all of them (`entity(key)`); each
-        relation with its newest `evidence` memory ids."""
-        return self._store.entities(user_id, keys, max_relations, cued, evidence)
+        relation with its newest `evidence` memory ids. The `bare` keys' cards carry no relations
+        (their relations are not read)."""
+        return self._store.entities(user_id, keys, max_relations, cued, evidence, bare)
 
     def entity_memories(
         self, user_id: str, keys: Sequence[str], limit: int

@@ -236,6 +236,7 @@ class Store:
         max_relations: int | None = None,
         cued: Iterable[str] = (),
         evidence: int = MAX_EVIDENCE,
+        bare: Iterable[str] = (),
     ) -> dict[str, EntityRecord]:
         """Entity cards; with `max_relations`, each card carries its strongest relations and every
         relation of a `cued` type (context cards), without it all of them (`entity(key)`); each
@@ -252,6 +253,7 @@ class Store:
             limit=_ALL if max_relations is None else max_relations,
             types=sorted(set(cued)),
             evidence=evidence,
+            bare=sorted(set(bare)),
         )
         for row in rows:
             key = row["key"]
@@ -320,7 +322,9 @@ class Store:
         self, user_id: str, start: float, end: float, limit: int
     ) -> list[MemoryId]:
         rows = self._run("memories_in_time", user_id=user_id, start=start, end=end, limit=limit)
-        return [MemoryId(row["id"]) for row in rows]
+        # two branches (an event in the window, said in it), each newest first: merged here
+        newest = sorted(rows, key=lambda row: float(row["occurred_at"]), reverse=True)
+        return [MemoryId(i) for i in dict.fromkeys(row["id"] for row in newest)][:limit]
 
     def last_in_sessions(self, user_id: str, sessions: Sequence[str]) -> dict[str, str]:
         if not sessions:

@@ -89,6 +89,14 @@ def test_a_question_that_names_a_time_finds_what_happened_then(api: Api) -> None
         ASK, user=user, message="What did we do on 3 June 2023?", asOf="2023-07-01T00:00:00Z"
     )
     assert block["context"]["memories"][0]["memory"]["id"] == ids[2]
+    # the time candidates' read: memories whose event falls in the window, and memories said in
+    # it that name no time (the fence, said on 10 June) — not those said then of another time
+    service = api.runtime.service
+    june = (_ts("2023-06-01T00:00:00Z"), _ts("2023-06-15T00:00:00Z"))
+    assert service.memories_in_time(user, june, 10) == [ids[3], ids[2]]
+    may = (_ts("2023-05-13T00:00:00Z"), _ts("2023-05-15T00:00:00Z"))
+    assert service.memories_in_time(user, may, 10) == [ids[0]]
+    assert service.memories_in_time(user, june, 1) == [ids[3]]
 
 
 def test_a_date_followed_by_of_names_no_time(extractor: Extractor) -> None:
@@ -96,3 +104,7 @@ def test_a_date_followed_by_of_names_no_time(extractor: Extractor) -> None:
     name the week before the text was said."""
     assert extractor.extract("I spent the last week of my vacation in Rome.", "Dana").dates == ()
     assert extractor.extract("I moved in the last month.", "Dana").dates == ("the last month",)
+
+
+def _ts(text: str) -> float:
+    return datetime.fromisoformat(text).timestamp()

@@ -292,3 +292,42 @@ def test_a_question_in_the_first_person_lifts_what_the_asker_said(api: Api) -> N
     for variables in ({"profile": "nograph", "speaker": "User"}, {}):
         plain = api.ok(ask, user=user, message=question, **variables)["context"]
         assert not _lifted_by_speaker(plain)
+
+
+def test_a_hubs_card_reads_its_relations_only_when_the_message_asks_for_them(api: Api) -> None:
+    """An entity mentioned more often than the hub cut-off (the user) relates to thousands of
+    others; a context card of it reads none of them unless the message names it and cues a
+    type — then those of the cued type are there. Other entities' cards are read as before."""
+    from dataclasses import replace
+
+    from graph.recall.config import DEFAULT_CONFIG
+    from graph.recall.retrieval import ContextRequest, retrieve
+
+    user = "hub-cards"
+    _say(
+        api,
+        user,
+        [
+            ("Dana", "I work at Acme Corp as a nurse."),
+            ("Dana", "My friend Priya works at Globex."),
+            ("Dana", "I play tennis with Priya on Sundays."),
+        ],
+    )
+    service = api.runtime.service
+    dana = service.entities(user, ["person:dana"], 20)["person:dana"]
+    assert {r.type for r in dana.relations} >= {"WORKS_AT", "FRIEND_OF"}
+    bare = service.entities(user, ["person:dana"], 20, bare=["person:dana"])["person:dana"]
+    assert bare.relations == () and bare.mention_count == dana.mention_count
+
+    hub = replace(DEFAULT_CONFIG, hub_mentions=2)  # Dana, in all three turns, is a hub here
+
+    def card(message: str, config: Any) -> Any:
+        result = retrieve(service, ContextRequest(user, message, config=config))
+        return next(c for c in result.cards if c.key == "person:dana"), result
+
+    plain, result = card("What about Dana?", hub)
+    assert plain.relations == () and result.expanded == []
+    cued, _ = card("Where does Dana work?", hub)
+    assert "WORKS_AT" in {r.type for r in cued.relations}
+    normal, result = card("What about Dana?", DEFAULT_CONFIG)
+    assert normal.relations and result.expanded

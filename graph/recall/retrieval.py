@@ -29,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from extraction.embedder import embedding_text
+from extraction.model import KnownEntity
 from extraction.when import first_interval
 from graph import ingest
 from graph.errors import InvalidInput
@@ -161,12 +162,17 @@ def _retrieve(
     when = first_interval(said.dates, as_of) if config.time_lift > 0 else None
     # the seeds' cards carry every relation of a cued type with enough evidence for the cued
     # candidates: one statement for both
+    # a hub's card (the user, a constant topic) is read with its relations only when it is a seed
+    # and the message cues a type: ranking its thousands of relations costs in proportion to
+    # the user's history, and its strongest few say nothing about this message
+    hubs = {k for k, e in ((k, resolver.entities.get(k)) for k in seeds.keys) if _hub(e, config)}
     seed_cards = service.entities(
         user_id,
         seeds.keys,
         config.card_relations,
         seeds.cues,
         max(MAX_EVIDENCE, config.evidence_per_relation),
+        bare=() if seeds.cues else hubs,
     )
     expanded = expand(seeds, seed_cards, config.expand_per_seed)
     evidence = relation_evidence(seed_cards, seeds.cues, config.evidence_per_relation)
@@ -219,7 +225,10 @@ def _retrieve(
     keys = card_keys(seeds, expanded, config.max_cards)
     cards_by_key = dict(seed_cards)
     missing = [k for k in keys if k not in seed_cards]
-    cards_by_key.update(service.entities(user_id, missing, config.card_relations, seeds.cues))
+    bare = [k for k in missing if _hub(resolver.entities.get(k), config)]
+    cards_by_key.update(
+        service.entities(user_id, missing, config.card_relations, seeds.cues, bare=bare)
+    )
     cards = [cards_by_key[k] for k in keys if k in cards_by_key]
     targets = {rel.target for card in cards for rel in card.relations}
     labels = {k: resolver.entities[k].label for k in targets if k in resolver.entities}
@@ -249,6 +258,11 @@ def _retrieve(
         block.window,
         block.pruned,
     )
+
+
+def _hub(entity: KnownEntity | None, config: RetrievalConfig) -> bool:
+    """Mentioned by more memories than the hub cut-off (stages.entity_sources)."""
+    return entity is not None and entity.mention_count > config.hub_mentions
 
 
 def _facts(
