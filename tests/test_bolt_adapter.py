@@ -101,6 +101,7 @@ def _reads(runtime: Runtime) -> dict[str, dict[str, Any]]:
     return {
         "count_memories": base,
         "get_memories": {**base, "ids": ids},
+        "memories_in_time": {**base, "start": 0.0, "end": 4e9, "limit": 5},
         "entity_catalog": base,
         "entity_cards": {
             **base,
@@ -108,6 +109,7 @@ def _reads(runtime: Runtime) -> dict[str, dict[str, Any]]:
             "limit": 3,
             "types": ["LIVES_IN"],
             "evidence": 2,
+            "bare": keys[:1],
         },
         "role_catalog": base,
         "topic_candidates": base,
