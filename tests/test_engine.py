@@ -176,3 +176,31 @@ def test_the_write_log_is_compacted_into_a_snapshot_and_survives_a_restart(tmp_p
         client.close()
     finally:
         again.stop()
+
+
+def test_a_clean_stop_leaves_a_snapshot_and_no_writes_to_replay(tmp_path: Path) -> None:
+    """Below the size that compacts the log while running, a clean stop compacts it."""
+    import redis
+
+    engine = EmbeddedEngine(tmp_path)
+    engine.start()
+    try:
+        client = redis.Redis(host="127.0.0.1", port=engine.port)
+        for i in range(2):  # about 2 MB, under the 4 MB floor
+            client.execute_command(
+                "GRAPH.QUERY", "probe", f"CREATE (:Probe {{i: {i}, blob: '{'y' * 1_000_000}'}})"
+            )
+        client.close()
+    finally:
+        engine.stop()
+    logged = sum(p.stat().st_size for p in (tmp_path / "graph").rglob("*.incr.aof"))
+    assert logged < 100_000, f"{logged} bytes of writes left to replay after a clean stop"
+    again = EmbeddedEngine(tmp_path)
+    again.start()
+    try:
+        client = redis.Redis(host="127.0.0.1", port=again.port)
+        rows = client.execute_command("GRAPH.QUERY", "probe", "MATCH (p:Probe) RETURN count(p)")
+        assert rows[1][0][0] == 2
+        client.close()
+    finally:
+        again.stop()
