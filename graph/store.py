@@ -322,9 +322,10 @@ class Store:
         self, user_id: str, start: float, end: float, limit: int
     ) -> list[MemoryId]:
         rows = self._run("memories_in_time", user_id=user_id, start=start, end=end, limit=limit)
-        # two branches (an event in the window, said in it), each newest first: merged here
+        # two disjoint branches (an event in the window; said in it, naming no time), each newest
+        # first: merged here
         newest = sorted(rows, key=lambda row: float(row["occurred_at"]), reverse=True)
-        return [MemoryId(i) for i in dict.fromkeys(row["id"] for row in newest)][:limit]
+        return [MemoryId(row["id"]) for row in newest[:limit]]
 
     def last_in_sessions(self, user_id: str, sessions: Sequence[str]) -> dict[str, str]:
         if not sessions:

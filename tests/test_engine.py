@@ -141,6 +141,39 @@ def test_a_rejected_statement_is_named_without_the_drivers_text(tmp_path: Path) 
         engine.stop()
 
 
+def _write_probes(port: int, count: int) -> None:
+    """`count` nodes of about 1 MB each, in a graph of their own: as many MB of logged writes."""
+    import redis
+
+    client = redis.Redis(host="127.0.0.1", port=port)
+    try:
+        for i in range(count):
+            client.execute_command(
+                "GRAPH.QUERY", "probe", f"CREATE (:Probe {{i: {i}, blob: '{'x' * 1_000_000}'}})"
+            )
+    finally:
+        client.close()
+
+
+def _logged_bytes(data_dir: Path) -> int:
+    """Bytes of logged writes the next start would replay (the snapshot base excluded)."""
+    return sum(p.stat().st_size for p in (data_dir / "graph").rglob("*.incr.aof"))
+
+
+def _probes_after_restart(data_dir: Path) -> int:
+    import redis
+
+    engine = EmbeddedEngine(data_dir)
+    engine.start()
+    try:
+        client = redis.Redis(host="127.0.0.1", port=engine.port)
+        rows = client.execute_command("GRAPH.QUERY", "probe", "MATCH (p:Probe) RETURN count(p)")
+        client.close()
+        return int(rows[1][0][0])
+    finally:
+        engine.stop()
+
+
 def test_the_write_log_is_compacted_into_a_snapshot_and_survives_a_restart(tmp_path: Path) -> None:
     """Replaying logged writes at start runs each statement again (minutes for a large history);
     once the log outgrows AOF_REWRITE_MIN_SIZE the engine compacts it into a snapshot base."""
@@ -149,12 +182,8 @@ def test_the_write_log_is_compacted_into_a_snapshot_and_survives_a_restart(tmp_p
     engine = EmbeddedEngine(tmp_path)
     engine.start()
     try:
+        _write_probes(engine.port, 6)  # about 6 MB of logged writes, past the 4 MB floor
         client = redis.Redis(host="127.0.0.1", port=engine.port)
-        blob = "x" * 1_000_000
-        for i in range(6):  # about 6 MB of logged writes, past the 4 MB floor
-            client.execute_command(
-                "GRAPH.QUERY", "probe", f"CREATE (:Probe {{i: {i}, blob: '{blob}'}})"
-            )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             info = client.info("persistence")
@@ -165,42 +194,19 @@ def test_the_write_log_is_compacted_into_a_snapshot_and_survives_a_restart(tmp_p
         client.close()
     finally:
         engine.stop()
-    logged = sum(p.stat().st_size for p in (tmp_path / "graph").rglob("*.incr.aof"))
+    logged = _logged_bytes(tmp_path)
     assert logged < 3_000_000, f"{logged} of 6,000,000 bytes of writes still to replay at start"
-    again = EmbeddedEngine(tmp_path)
-    again.start()
-    try:
-        client = redis.Redis(host="127.0.0.1", port=again.port)
-        rows = client.execute_command("GRAPH.QUERY", "probe", "MATCH (p:Probe) RETURN count(p)")
-        assert rows[1][0][0] == 6
-        client.close()
-    finally:
-        again.stop()
+    assert _probes_after_restart(tmp_path) == 6
 
 
 def test_a_clean_stop_leaves_a_snapshot_and_no_writes_to_replay(tmp_path: Path) -> None:
     """Below the size that compacts the log while running, a clean stop compacts it."""
-    import redis
-
     engine = EmbeddedEngine(tmp_path)
     engine.start()
     try:
-        client = redis.Redis(host="127.0.0.1", port=engine.port)
-        for i in range(2):  # about 2 MB, under the 4 MB floor
-            client.execute_command(
-                "GRAPH.QUERY", "probe", f"CREATE (:Probe {{i: {i}, blob: '{'y' * 1_000_000}'}})"
-            )
-        client.close()
+        _write_probes(engine.port, 2)  # about 2 MB, under the 4 MB floor
     finally:
         engine.stop()
-    logged = sum(p.stat().st_size for p in (tmp_path / "graph").rglob("*.incr.aof"))
+    logged = _logged_bytes(tmp_path)
     assert logged < 100_000, f"{logged} bytes of writes left to replay after a clean stop"
-    again = EmbeddedEngine(tmp_path)
-    again.start()
-    try:
-        client = redis.Redis(host="127.0.0.1", port=again.port)
-        rows = client.execute_command("GRAPH.QUERY", "probe", "MATCH (p:Probe) RETURN count(p)")
-        assert rows[1][0][0] == 2
-        client.close()
-    finally:
-        again.stop()
+    assert _probes_after_restart(tmp_path) == 2

@@ -20,7 +20,7 @@ service's reads between them.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from extraction.embedder import embedding_text
-from extraction.model import KnownEntity
+from extraction.resolver import Resolver
 from extraction.when import first_interval
 from graph import ingest
 from graph.errors import InvalidInput
@@ -51,6 +51,7 @@ from graph.recall.stages import (
     entity_sources,
     expand,
     find_seeds,
+    hubs,
     neighbour_bonus,
     rank,
     relation_evidence,
@@ -160,30 +161,28 @@ def _retrieve(
     seeds = find_seeds(said, resolver, request.message)
     # a time the message names ("what did I do last weekend?"), resolved against asOf
     when = first_interval(said.dates, as_of) if config.time_lift > 0 else None
+    # mention counts of the entities scoring links to (not the whole catalogue: a call must not
+    # cost in proportion to the user's history)
+    counts = _mentions(resolver, seeds.keys)
     # the seeds' cards carry every relation of a cued type with enough evidence for the cued
-    # candidates: one statement for both
-    # a hub's card (the user, a constant topic) is read with its relations only when it is a seed
-    # and the message cues a type: ranking its thousands of relations costs in proportion to
-    # the user's history, and its strongest few say nothing about this message
-    hubs = {k for k, e in ((k, resolver.entities.get(k)) for k in seeds.keys) if _hub(e, config)}
+    # candidates: one statement for both. A hub's card (the user, a constant topic) is read with
+    # its relations only when the message cues a type: ranking its thousands of relations costs in
+    # proportion to the user's history, and its strongest few say nothing about this message
     seed_cards = service.entities(
         user_id,
         seeds.keys,
         config.card_relations,
         seeds.cues,
         max(MAX_EVIDENCE, config.evidence_per_relation),
-        bare=() if seeds.cues else hubs,
+        bare=() if seeds.cues else hubs(seeds.keys, counts, config.hub_mentions),
     )
     expanded = expand(seeds, seed_cards, config.expand_per_seed)
+    counts.update(_mentions(resolver, expanded))
     evidence = relation_evidence(seed_cards, seeds.cues, config.evidence_per_relation)
     cued = cued_evidence(evidence, config.cued_evidence)
     lifts = cue_lifts(evidence, cued, seeds.keys, config.paired_lift, config.cued_lift)
     asked = tense.focus(request.message)
     lifts = time_lifts(evidence, lifts, asked, config.superseded_demotion, config.paired_lift)
-    # mention counts of the entities scoring links to (not the whole catalogue: a call must not
-    # cost in proportion to the user's history)
-    known = resolver.entities
-    counts = {k: known[k].mention_count for k in (*seeds.keys, *expanded) if k in known}
     sources = entity_sources([*seeds.keys, *expanded], counts, config.hub_mentions)
     entity_ids = service.entity_memory_ids(user_id, sources, config.per_entity)
     early = [i for ids in entity_ids.values() for i in ids]
@@ -225,7 +224,7 @@ def _retrieve(
     keys = card_keys(seeds, expanded, config.max_cards)
     cards_by_key = dict(seed_cards)
     missing = [k for k in keys if k not in seed_cards]
-    bare = [k for k in missing if _hub(resolver.entities.get(k), config)]
+    bare = hubs(missing, counts, config.hub_mentions)  # expanded hubs: display only
     cards_by_key.update(
         service.entities(user_id, missing, config.card_relations, seeds.cues, bare=bare)
     )
@@ -260,9 +259,10 @@ def _retrieve(
     )
 
 
-def _hub(entity: KnownEntity | None, config: RetrievalConfig) -> bool:
-    """Mentioned by more memories than the hub cut-off (stages.entity_sources)."""
-    return entity is not None and entity.mention_count > config.hub_mentions
+def _mentions(resolver: Resolver, keys: Iterable[str]) -> dict[str, int]:
+    """Mention counts of the known `keys`, from the catalogue."""
+    known = resolver.entities
+    return {k: known[k].mention_count for k in keys if k in known}
 
 
 def _facts(

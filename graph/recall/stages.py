@@ -210,11 +210,18 @@ def time_lifts(
     return out
 
 
+def hubs(keys: Iterable[str], counts: Mapping[str, int], hub_mentions: int) -> list[str]:
+    """The keys mentioned by more than `hub_mentions` memories (the user, a constant topic):
+    anything read per hub (its memories, its relations) grows with the user's history."""
+    return [k for k in keys if counts.get(k, 0) > hub_mentions]
+
+
 def entity_sources(keys: Iterable[str], counts: Mapping[str, int], hub_mentions: int) -> list[str]:
-    """The entities whose memories become candidates. An entity mentioned by more than
-    `hub_mentions` memories (the user, a constant topic) is no way to find one memory, and
+    """The entities whose memories become candidates. A hub is no way to find one memory, and
     reading its memories would grow with the user's history; it still counts in scoring."""
-    return [k for k in keys if counts.get(k, 0) <= hub_mentions]
+    keys = list(keys)
+    cut = set(hubs(keys, counts, hub_mentions))
+    return [k for k in keys if k not in cut]
 
 
 @dataclass(frozen=True)
