@@ -1,7 +1,7 @@
 """The memory service: ingest, deletion and reads over one store, one vector store, one BM25 index
 set and the two models. Callers (graph/recall, api/) use its methods, never the parts behind it.
-Owns the per-user caches (entity catalogue, turns per speaker), the write lock and the threads that
-run models beside the request thread.
+Owns the per-user caches (entity catalogue, turns per speaker, memory facts), the write lock and the
+threads that run models beside the request thread.
 
 Write order for a batch: validate all → idempotency look-up → extract (nlp.pipe, on the extraction
 thread) beside embed (batched, on the request thread), outside the write lock → under it: the
@@ -22,6 +22,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -35,6 +36,7 @@ from extraction.resolver import Resolution, Resolver
 from graph import ingest
 from graph.batch import batch_rows
 from graph.errors import InvalidInput, NotFound
+from graph.facts import UserFacts
 from graph.follow import catch_up
 from graph.ids import MemoryId, is_memory_id, new_memory_id
 from graph.ingest import NewMemory
@@ -93,6 +95,11 @@ class MemoryService:
         self._catalogs: dict[str, Resolver] = {}
         self.ingested = 0  # memories written since start (for /metrics)
         self._speakers: dict[str, Counter[str]] = {}  # turns per speaker, guarded by _catalog_lock
+        # memory facts per user (graph/facts.py): held under _catalog_lock, read and changed under
+        # _facts_lock, changed only under the write lock; loaded on the background thread
+        self._facts: dict[str, UserFacts] = {}
+        self._facts_lock = threading.Lock()
+        self._facts_loading: set[str] = set()  # guarded by _catalog_lock
         self._residency = Residency(cache_bytes)
         self._trimmer = Trimmer()
         self.reconciled = ReconcileReport()  # what following the store did since start
@@ -156,11 +163,13 @@ class MemoryService:
         with self._catalog_lock:
             resolver = self._catalogs.get(user_id)
             entities = len(resolver.entities) + len(resolver.candidates) if resolver else 0
+            facts = self._facts.get(user_id)
         return (
             PER_USER
             + self._vectors.nbytes(user_id)
             + self._lexical.nbytes(user_id)
             + PER_ENTITY * entities
+            + (facts.nbytes if facts is not None else 0)
         )
 
     def _use(self, user_id: str) -> None:
@@ -194,10 +203,56 @@ class MemoryService:
                 self._catalogs[user_id] = resolver
             return resolver
 
-    def _forget_catalog(self, user_id: str) -> None:
+    def _forget_catalog(self, user_id: str, keep_facts: bool = False) -> None:
+        """Drops what is read again from the graph on the next call: the catalogue, the speaker
+        counts and (unless this process patched them) the memory facts."""
         with self._catalog_lock:
             self._catalogs.pop(user_id, None)
             self._speakers.pop(user_id, None)
+            if not keep_facts:
+                self._facts.pop(user_id, None)
+
+    # -- memory facts (graph/facts.py) --------------------------------------------------------
+
+    def _held_facts(self, user_id: str) -> UserFacts | None:
+        """The user's memory facts when this process holds them; else None, and they are read
+        from the graph in the background (a 10,000-memory user takes about a second): until then
+        the caller reads the graph, as it would without the copy."""
+        with self._catalog_lock:
+            held = self._facts.get(user_id)
+            if held is not None or user_id in self._facts_loading:
+                return held
+            self._facts_loading.add(user_id)
+        self.background(self._load_facts, user_id)
+        return None
+
+    def _load_facts(self, user_id: str) -> None:
+        """Reads the user's memory facts without the write lock and keeps them only when they are
+        the graph at the mark this process's other caches hold: every change of a memory's facts
+        (write, merge, pin, forget) advances the mark, so an unchanged mark around the read means
+        the rows are that state; otherwise the next call tries again."""
+        try:
+            before = self._store.change_mark(user_id)
+            rows = self._store.user_facts(user_id)
+            if self._store.change_mark(user_id) != before:
+                return
+            held = UserFacts.load(rows)
+            with self._write_lock:
+                if self._residency.holds(user_id) and self._vectors.mark(user_id) == before:
+                    with self._catalog_lock:
+                        self._facts.setdefault(user_id, held)
+        finally:
+            with self._catalog_lock:
+                self._facts_loading.discard(user_id)
+
+    def _patch_facts(self, user_id: str, change: Callable[[UserFacts], object]) -> None:
+        """Applies this process's change to the user's memory facts when they are held (the
+        caller holds the write lock)."""
+        with self._catalog_lock:
+            held = self._facts.get(user_id)
+        if held is not None:
+            with self._facts_lock:
+                change(held)
 
     def main_speaker(self, user_id: str) -> str | None:
         """The speaker with the most turns (ties: the first name in order). Counted by the graph
@@ -364,9 +419,10 @@ class MemoryService:
             )
             marks: list[Mark | None] = [self._store.write_batch(user_id, **rows)]
             self.ingested += len(fresh)
-            for resolution in resolutions:
-                for source, target in resolution.merges:
-                    marks.append(self._store.merge_entities(user_id, source, target))
+            merges = [pair for resolution in resolutions for pair in resolution.merges]
+            for source, target in merges:
+                marks.append(self._store.merge_entities(user_id, source, target))
+            self._patch_facts(user_id, lambda held: _wrote(held, rows, merges))
             with self._catalog_lock:
                 speakers = self._speakers.get(user_id)
                 if speakers is not None:
@@ -467,10 +523,12 @@ class MemoryService:
         """Users held in each per-user cache (for /metrics)."""
         with self._catalog_lock:
             catalogs = len(self._catalogs)
+            facts = len(self._facts)
         return {
             "vectors": self._vectors.cached_users(),
             "lexical": self._lexical.cached_users(),
             "catalog": catalogs,
+            "facts": facts,
         }
 
     def cache_usage(self) -> dict[str, int]:
@@ -491,7 +549,8 @@ class MemoryService:
                 raise NotFound(f"no memory {memory_id!r} for this user")
             self._vectors.remove(user_id, [memory_id])
             self._lexical.remove(user_id, [memory_id])
-            self._forget_catalog(user_id)
+            self._patch_facts(user_id, lambda held: held.forgot(memory_id))
+            self._forget_catalog(user_id, keep_facts=True)
             self._advance(user_id, [mark])
             self._vectors.flush()
         return True
@@ -534,6 +593,7 @@ class MemoryService:
                     continue  # merged before: the alias resolves to the target
                 mark = self._store.merge_entities(user_id, key, into)
                 resolver.learn_alias(into, key, [source.label, *source.aliases])
+                self._patch_facts(user_id, partial(UserFacts.merged, source=key, target=into))
                 self._advance(user_id, [mark])
         record = self._store.entities(user_id, [into]).get(into)
         if record is None:  # forgotten between the merge and the read
@@ -543,8 +603,11 @@ class MemoryService:
     def pin(self, user_id: str, memory_id: str, pinned: bool) -> MemoryRecord:
         _check_ids(user_id, memory_id)
         with self._write_lock:
-            if not self._store.set_pinned(user_id, memory_id, pinned):
+            mark = self._store.set_pinned(user_id, memory_id, pinned)
+            if mark is None:
                 raise NotFound(f"no memory {memory_id!r} for this user")
+            self._patch_facts(user_id, lambda held: held.pinned(memory_id, pinned))
+            self._advance(user_id, [mark])
         return self.memory(user_id, memory_id)
 
     # -- reads: memories ----------------------------------------------------------------------
@@ -560,7 +623,13 @@ class MemoryService:
         return self._store.memories(user_id, ids)
 
     def memory_facts(self, user_id: str, ids: Iterable[str]) -> dict[MemoryId, MemoryFacts]:
-        return self._store.memory_facts(user_id, ids)
+        """What scoring reads of each memory: from the in-process copy (graph/facts.py) when it
+        is held, else from the graph."""
+        held = self._held_facts(user_id)
+        if held is None:
+            return self._store.memory_facts(user_id, ids)
+        with self._facts_lock:
+            return held.facts(ids)
 
     def find_existing(self, user_id: str, external_ids: list[str]) -> list[str]:
         """Ids of the memories with these externalIds."""
@@ -570,7 +639,11 @@ class MemoryService:
         self, user_id: str, ids: Sequence[str]
     ) -> tuple[dict[str, tuple[str | None, str | None]], dict[MemoryId, MemoryFacts]]:
         """Each memory's previous and next turn in its session (NEXT chain), and their facts."""
-        return self._store.neighbour_facts(user_id, ids)
+        held = self._held_facts(user_id)
+        if held is None:
+            return self._store.neighbour_facts(user_id, ids)
+        with self._facts_lock:
+            return held.neighbours(ids)
 
     def search_vectors(self, user_id: str, query: Vector, k: int) -> list[tuple[MemoryId, float]]:
         return self._vectors.search(user_id, query, k)
@@ -612,7 +685,12 @@ class MemoryService:
     def entity_memory_ids(
         self, user_id: str, keys: Iterable[str], limit: int
     ) -> dict[str, list[MemoryId]]:
-        return self._store.entity_memory_ids(user_id, keys, limit)
+        """The newest `limit` memories mentioning each entity (the copy's, or the graph's)."""
+        held = self._held_facts(user_id)
+        if held is None:
+            return self._store.entity_memory_ids(user_id, keys, limit)
+        with self._facts_lock:
+            return held.newest(keys, limit)
 
     def memories_in_time(
         self, user_id: str, when: tuple[float, float], limit: int
@@ -718,6 +796,13 @@ class MemoryService:
         """Drops the vector files of users the graph no longer holds (start-up, in the
         background: each user's index is otherwise reconciled on its first call)."""
         sweep(self._store, self._vectors, self.reconciled)
+
+
+def _wrote(held: UserFacts, rows: Mapping[str, Any], merges: Sequence[tuple[str, str]]) -> None:
+    """A batch's write and then its merges, in the order the graph applied them."""
+    held.wrote(rows)
+    for source, target in merges:
+        held.merged(source, target)
 
 
 def _check_key(key: str, field: str) -> str:

@@ -42,6 +42,7 @@ STATEMENTS = {
     "count_entities",
     "entity_memories",
     "memory_facts",
+    "user_facts",
     "set_pinned",
     "forget_memory",
     "forget_user",
@@ -139,8 +140,12 @@ class Store:
         rows = self._run("forget_user", user_id=user_id)
         return int(rows[0]["count"]) if rows else 0
 
-    def set_pinned(self, user_id: str, memory_id: str, pinned: bool) -> bool:
-        return bool(self._run("set_pinned", user_id=user_id, id=memory_id, pinned=pinned))
+    def set_pinned(self, user_id: str, memory_id: str, pinned: bool) -> Mark | None:
+        """Pins or unpins one memory; the change it made, or None when there was no such memory."""
+        rows = self._run(
+            "set_pinned", user_id=user_id, id=memory_id, pinned=pinned, epoch=uuid4().hex
+        )
+        return Mark.from_row(rows[0]) if rows else None
 
     def touch(self, user_id: str, ids: Sequence[str], now: float) -> None:
         if ids:
@@ -415,6 +420,11 @@ class Store:
         rows = self._run("memory_facts", user_id=user_id, ids=wanted)
         facts = (MemoryFacts.from_row(row) for row in rows)
         return {f.id: f for f in facts}
+
+    def user_facts(self, user_id: str) -> list[dict[str, Any]]:
+        """Every memory's facts and the turn before it in its session, in write order (the
+        service's in-process copy, graph/facts.py)."""
+        return self._run("user_facts", user_id=user_id)
 
     def count_memories(self, user_id: str) -> int:
         rows = self._run("count_memories", user_id=user_id)

@@ -24,6 +24,8 @@ from api.runtime import Runtime, start
 from api.settings import Settings
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
+from graph.facts import UserFacts
+from graph.service import MemoryService
 
 MODEL_FIXTURES = {"extractor", "embedder"}
 TEST_GRAPH_URI = os.environ.get("RECOLLECT_TEST_GRAPH_URI") or None
@@ -127,3 +129,14 @@ def remembered(api: Api) -> list[dict[str, Any]]:
 
     data = api.ok(REMEMBER_MANY, inputs=turns())
     return list(data["rememberMany"])
+
+
+def held_facts(service: MemoryService, user_id: str) -> UserFacts:
+    """The user's copy once the service holds it: it is read on the background thread after the
+    first use, once the caches stand at the graph's change mark."""
+    service.follow(user_id)
+    if service._held_facts(user_id) is None:
+        service.drain()
+    held = service._held_facts(user_id)
+    assert held is not None
+    return held

@@ -6,6 +6,7 @@ the real engine and models."""
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -27,11 +28,13 @@ class RecordingExecutor:
         self.queries = Queries("falkordb")
         self.answers = answers or {}
         self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.threads: list[str] = []  # the thread each call ran on
 
     def run(self, name: str, params: dict[str, Any] | None = None) -> list[Row]:
         self.queries[name]  # an unknown statement fails here, as it would at start-up
         values = dict(params or {})
         self.calls.append((name, values))
+        self.threads.append(threading.current_thread().name)
         answer = self.answers.get(name)
         return answer(values) if answer else []
 
@@ -44,8 +47,13 @@ class RecordingExecutor:
     def close(self) -> None:
         pass
 
-    def names(self) -> list[str]:
-        return [name for name, _ in self.calls]
+    def names(self, thread: str | None = None) -> list[str]:
+        """The statements run, in order; with `thread`, those of threads whose name starts so."""
+        return [
+            name
+            for (name, _), ran_on in zip(self.calls, self.threads, strict=True)
+            if thread is None or ran_on.startswith(thread)
+        ]
 
     def params(self, name: str) -> list[dict[str, Any]]:
         return [values for called, values in self.calls if called == name]

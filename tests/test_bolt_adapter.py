@@ -117,9 +117,8 @@ def _reads(runtime: Runtime) -> dict[str, dict[str, Any]]:
         "list_entities": {**base, "type": None, "search": None, "after": None, "limit": 50},
         "count_entities": {**base, "type": "person", "search": None},
         "entity_memories": {**base, "keys": keys, "limit": 5},
-        "memory_facts": {**base, "ids": ids},
+        "user_facts": base,
         "list_memory_texts": base,
-        "neighbour_facts": {**base, "ids": ids},
         "find_existing_memories": {
             **base,
             "external_ids": ["turn-1", "turn-2"],
@@ -207,7 +206,7 @@ def test_context_over_bolt_reads_matches_native(
         over_bolt.drain()
     finally:
         over_bolt.close()
-    assert {"memory_facts", "get_memories", "entity_cards", "entity_memories"} <= router.reads
+    assert {"user_facts", "get_memories", "entity_cards"} <= router.reads
     assert {"speaker_turns", "last_session", "list_memory_texts", "entity_catalog"} <= router.reads
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from graph.facts import UserFacts
 from tests.conftest import Api
 from tests.conversation import USER, turns
 from tests.documents import REMEMBER, REMEMBER_MANY
@@ -70,10 +71,16 @@ def test_one_bad_input_rejects_the_whole_batch(api: Api, remembered: list[dict[s
     assert store.count_memories(USER) == before
 
 
+def _links(api: Api, ids: list[str]) -> dict[str, tuple[str | None, str | None]]:
+    """Session links as scoring reads them (the service's copy), which must equal the graph's."""
+    held = api.runtime.service.turn_neighbours(USER, ids)[0]
+    assert held == UserFacts.load(api.runtime.store.user_facts(USER)).neighbours(ids)[0]
+    return held
+
+
 def test_session_turns_are_chained_in_order(api: Api, remembered: list[dict[str, Any]]) -> None:
-    store = api.runtime.store
     ids = [m["id"] for m in remembered]
-    links, _ = store.neighbour_facts(USER, [ids[3], ids[9], ids[10]])
+    links = _links(api, [ids[3], ids[9], ids[10]])
     assert links[ids[3]] == (ids[2], ids[4])
     # turn 9 ends the first session and turn 10 opens the next: no link across sessions
     assert links[ids[9]] == (ids[8], None)
@@ -81,7 +88,6 @@ def test_session_turns_are_chained_in_order(api: Api, remembered: list[dict[str,
 
 
 def test_forget_closes_the_gap_in_the_session_chain(api: Api) -> None:
-    store = api.runtime.store
     made = api.ok(
         REMEMBER_MANY,
         inputs=[
@@ -90,9 +96,9 @@ def test_forget_closes_the_gap_in_the_session_chain(api: Api) -> None:
         ],
     )["rememberMany"]
     first, middle, last = (m["id"] for m in made)
-    assert store.neighbour_facts(USER, [middle])[0][middle] == (first, last)
+    assert _links(api, [middle])[middle] == (first, last)
     api.ok('mutation($id: ID!) { forget(userId: "alice", id: $id) }', id=middle)
-    links, _ = store.neighbour_facts(USER, [first, last])
+    links = _links(api, [first, last])
     assert links == {first: (None, last), last: (first, None)}
     # a later batch in the same session continues the chain from its last turn
     more = api.ok(
@@ -106,4 +112,4 @@ def test_forget_closes_the_gap_in_the_session_chain(api: Api) -> None:
             }
         ],
     )["rememberMany"]
-    assert store.neighbour_facts(USER, [more[0]["id"]])[0][more[0]["id"]] == (last, None)
+    assert _links(api, [more[0]["id"]])[more[0]["id"]] == (last, None)

@@ -21,7 +21,7 @@ import pytest
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
 from graph.engine import EmbeddedEngine
-from tests.conftest import Api, close_api, open_api
+from tests.conftest import Api, close_api, held_facts, open_api
 from tests.documents import AS_OF, CONTEXT, REMEMBER_MANY
 
 pytestmark = pytest.mark.slow  # starts the engine and two services
@@ -31,6 +31,10 @@ ALICE = {"Authorization": "Bearer key-alice"}
 OPS = {"Authorization": "Bearer key-ops"}
 FORGET = "mutation($user: ID!, $id: ID!) { forget(userId: $user, id: $id) }"
 FORGET_USER = "mutation($user: ID!) { forgetUser(userId: $user) }"
+PIN = """mutation($user: ID!, $id: ID!, $pinned: Boolean!) {
+  pin(userId: $user, id: $id, pinned: $pinned) { id } }"""
+MERGE = """mutation($user: ID!, $sources: [String!]!, $into: String!) {
+  mergeEntities(userId: $user, sources: $sources, into: $into) { key } }"""
 
 
 class Replica:
@@ -147,6 +151,31 @@ def test_a_memory_forgotten_through_one_is_never_returned_by_the_other(
     }
     assert secret not in service.lexical_scores("u-forget", "locker 4417").top(10)
     assert b.api.runtime.reconcile["deltas"] >= 1  # applied as a delta, not a reload
+
+
+def test_a_pin_and_a_merge_through_one_reach_the_others_scoring(
+    replicas: tuple[Replica, Replica],
+) -> None:
+    """B holds the user's memory facts in process (graph/facts.py); a pin and a merge made
+    through A change facts scoring reads, and B's next call reads them again."""
+    a, b = replicas
+    user = "u-facts"
+    first, _ = a.remember(user, "My cousin Jo lives in Lyon.", "Joanna Reyes teaches pottery.")
+    b.answer(user, "Where does Jo live?")
+    service = b.api.runtime.service
+    copy = held_facts(service, user)
+    held = service.memory_facts(user, [first])[first]  # type: ignore[index]
+    assert not held.pinned and "person:jo" in held.entity_keys
+    a.ok(PIN, user=user, id=first, pinned=True)
+    a.ok(MERGE, user=user, sources=["person:jo"], into="person:joanna_reyes")
+    b.answer(user, "Where does Jo live?")
+    assert held_facts(service, user) is not copy  # dropped at the change, read again
+    held = service.memory_facts(user, [first])[first]  # type: ignore[index]
+    assert held.pinned
+    assert "person:joanna_reyes" in held.entity_keys and "person:jo" not in held.entity_keys
+    assert (
+        first in service.entity_memory_ids(user, ["person:joanna_reyes"], 5)["person:joanna_reyes"]
+    )
 
 
 def test_forget_user_through_one_empties_the_others_answers(

@@ -3,6 +3,7 @@ reads on a recording executor: which statements a context call sends and with wh
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -325,19 +326,25 @@ def test_a_context_call_reads_what_the_stages_ask_for(tmp_path: Path) -> None:
             rows += own or [{**head, "type": None}]
         return rows
 
-    def facts(params: dict[str, Any]) -> list[dict[str, Any]]:
-        return [
-            {
-                "id": i,
-                "occurred_at": 1.0,
-                "kind": "turn",
-                "pinned": False,
-                "external_id": None,
-                "entity_keys": ["person:bob"],
-            }
-            for i in params["ids"]
-        ]
+    # the user's memories as the graph holds them: Ann's, Bob's, and the cued relation's evidence
+    # (reachable only as evidence: it mentions no entity here)
+    mentioned = {"ann1": ["person:ann"], "bob1": ["person:bob"], "bob2": []}
+    facts = [
+        {
+            "id": ids[name],
+            "occurred_at": 1.0,
+            "kind": "turn",
+            "pinned": False,
+            "external_id": None,
+            "entity_keys": keys,
+            "speaker_keys": [],
+            "before": None,
+        }
+        for name, keys in mentioned.items()
+    ]
 
+    by_id = {row["id"]: row for row in facts}
+    released = threading.Event()  # the background read of the facts waits for the first call
     executor = RecordingExecutor(
         {
             "entity_catalog": lambda _: catalog,
@@ -345,7 +352,8 @@ def test_a_context_call_reads_what_the_stages_ask_for(tmp_path: Path) -> None:
             "entity_memories": lambda p: [
                 {"key": k, "ids": [ids["bob1"]]} for k in p["keys"] if k == "person:bob"
             ],
-            "memory_facts": facts,
+            "memory_facts": lambda p: [by_id[i] for i in p["ids"] if i in by_id],
+            "user_facts": lambda _: facts if released.wait(10) else [],
             "get_memories": lambda p: [
                 {
                     "id": i,
@@ -378,18 +386,26 @@ def test_a_context_call_reads_what_the_stages_ask_for(tmp_path: Path) -> None:
     try:
         config = PRESETS["default"]
         hub = type(config)(config.weights, hub_mentions=5)  # Ann (9 mentions) is a hub here
-        retrieve(service, ContextRequest("u", message, as_of=10.0, config=hub))
+        request = ContextRequest("u", message, as_of=10.0, config=hub)
+        first = retrieve(service, request)
+        released.set()
+        service.drain()
+        first_reads = executor.names("MainThread")
+        loaded = executor.names("recollect-bg")
+        executor.calls.clear()
+        executor.threads.clear()
+        second = retrieve(service, request)
         service.drain()
     finally:
         service.close()
-    assert executor.params("entity_memories")[0]["keys"] == ["person:bob", "org:acme"]
+    # Bob's memory and the cued evidence are candidates; the hub's memories are not
+    for result in (first, second):
+        assert {s.memory.id for s in result.memories} == {ids["bob1"], ids["bob2"]}
+    assert executor.params("entity_cards")[0]["types"] == ["WORKS_AT"]
     # the seeds' cards carry the cued relations' evidence: no statement of its own
-    seed_cards = executor.params("entity_cards")[0]
-    assert seed_cards["types"] == ["WORKS_AT"] and seed_cards["evidence"] >= 20
-    read = {i for p in executor.params("memory_facts") for i in p["ids"]}
-    assert {ids["bob1"], ids["bob2"]} <= read and ids["ann1"] not in read
+    assert executor.params("entity_cards")[0]["evidence"] >= 20
     # one statement per read (on Bolt, one round trip each)
-    assert executor.names() == [
+    assert first_reads == [
         # the user's first call in this process: the caches are brought up to the graph's change
         # sequence (graph/follow.py): where it stands, its log, the index checked against the ids
         "change_mark",
@@ -407,5 +423,15 @@ def test_a_context_call_reads_what_the_stages_ask_for(tmp_path: Path) -> None:
         "neighbour_facts",
         "get_memories",
         "entity_cards",
-        "touch_memories",
+    ]
+    # meanwhile the memory facts are read for the process to hold (graph/facts.py), checked
+    # against the change mark around the read; the access statistics are written
+    assert loaded == ["change_mark", "user_facts", "change_mark", "touch_memories"]
+    # held from then on: candidates, entities' memories and neighbours cost no statement
+    assert executor.names("MainThread") == [
+        "change_mark",
+        "last_session",
+        "entity_cards",
+        "get_memories",
+        "entity_cards",
     ]
