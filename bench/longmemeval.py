@@ -49,7 +49,15 @@ DEFAULT_CACHE = Path(
     os.environ.get("RECOLLECT_BENCH_CACHE", Path.home() / ".cache" / "recollect-bench")
 )
 # modules of graph/ that do not change what ingest writes (retrieval, export)
-RETRIEVAL_ONLY = {"block.py", "retrieval.py", "scoring.py", "stages.py", "tense.py", "export.py"}
+RETRIEVAL_ONLY = {
+    "block.py",
+    "retrieval.py",
+    "scoring.py",
+    "stages.py",
+    "tense.py",
+    "export.py",
+    "facts.py",  # the in-process copy of what was written: never changes what is stored
+}
 MAX_CHARS = 20_000
 DEPTH = 10
 KS = (5, 10)
