@@ -150,8 +150,13 @@ class Mark:
         return cls(str(row["epoch"]), int(row["seq"] or 0))
 
     def follows(self, earlier: Mark | None) -> bool:
-        """True when this mark is the one change right after `earlier`."""
-        return earlier is not None and earlier.epoch == self.epoch and earlier.seq + 1 == self.seq
+        """True when this mark is the one change right after `earlier`; the first change of a user
+        without a log (which creates it, with a new epoch) follows `Mark(None, 0)`."""
+        if earlier is None:
+            return False
+        if earlier.epoch is None:
+            return earlier.seq == 0 and self.seq == 1
+        return earlier.epoch == self.epoch and earlier.seq + 1 == self.seq
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,9 @@ SESSION_TURNS = 8
 # names, alias and slug indexes): 580 bytes measured with tracemalloc on 600 real turns of
 # bench/realtext.py (899 entities, 1,226 candidate topics)
 PER_ENTITY = 600
+# after a read of a user's memory facts that the graph's changes made useless (another process
+# writing meanwhile), none is tried again for this long: each costs about a second per 10,000
+FACTS_RETRY_SECONDS = 10.0
 # what holding any user costs beyond that (an empty FAISS index object, the books' entries): every
 # user weighs at least this, so calls for many unknown users cannot grow the caches past budget
 PER_USER = 4096
@@ -100,6 +103,7 @@ class MemoryService:
         self._facts: dict[str, UserFacts] = {}
         self._facts_lock = threading.Lock()
         self._facts_loading: set[str] = set()  # guarded by _catalog_lock
+        self._facts_retry: dict[str, float] = {}  # user → no read before (monotonic), idem
         self._residency = Residency(cache_bytes)
         self._trimmer = Trimmer()
         self.reconciled = ReconcileReport()  # what following the store did since start
@@ -220,7 +224,11 @@ class MemoryService:
         the caller reads the graph, as it would without the copy."""
         with self._catalog_lock:
             held = self._facts.get(user_id)
-            if held is not None or user_id in self._facts_loading:
+            if (
+                held is not None
+                or user_id in self._facts_loading
+                or time.monotonic() < self._facts_retry.get(user_id, 0.0)
+            ):
                 return held
             self._facts_loading.add(user_id)
         self.background(self._load_facts, user_id)
@@ -231,6 +239,7 @@ class MemoryService:
         the graph at the mark this process's other caches hold: every change of a memory's facts
         (write, merge, pin, forget) advances the mark, so an unchanged mark around the read means
         the rows are that state; otherwise the next call tries again."""
+        kept = False
         try:
             before = self._store.change_mark(user_id)
             rows = self._store.user_facts(user_id)
@@ -241,9 +250,23 @@ class MemoryService:
                 if self._residency.holds(user_id) and self._vectors.mark(user_id) == before:
                     with self._catalog_lock:
                         self._facts.setdefault(user_id, held)
+                    kept = True
         finally:
             with self._catalog_lock:
                 self._facts_loading.discard(user_id)
+                if kept:
+                    self._facts_retry.pop(user_id, None)
+                else:
+                    self._facts_retry[user_id] = time.monotonic() + FACTS_RETRY_SECONDS
+
+    def _new_facts(self, user_id: str) -> None:
+        """A user without memories gets an empty copy at once, which its writes then fill: no
+        read of the graph is ever needed (a user ingested through this process is held from its
+        first call). The caller holds the write lock with the caches at the graph's mark, so an
+        empty FAISS index means an empty user."""
+        with self._catalog_lock:
+            if user_id not in self._facts and self._vectors.count(user_id) == 0:
+                self._facts[user_id] = UserFacts()
 
     def _patch_facts(self, user_id: str, change: Callable[[UserFacts], object]) -> None:
         """Applies this process's change to the user's memory facts when they are held (the
@@ -393,6 +416,7 @@ class MemoryService:
         with self._write_lock:
             # the catalogue resolves against what every process wrote
             self._follow_locked(user_id)
+            self._new_facts(user_id)
             # a concurrent request may have written the same memories meanwhile: check again
             fresh = self._dedupe(user_id, batch, fresh, hashes, ids, created)
             if not fresh:

@@ -22,9 +22,9 @@ PIN = """mutation($user: ID!, $id: ID!, $p: Boolean!) {
 FORGET = "mutation($user: ID!, $id: ID!) { forget(userId: $user, id: $id) }"
 
 
-def _say(api: Api, session: str, *turns: tuple[str, str]) -> list[str]:
+def _say(api: Api, session: str, *turns: tuple[str, str], user: str = USER) -> list[str]:
     inputs = [
-        {"userId": USER, "speaker": speaker, "text": text, "sessionId": session}
+        {"userId": user, "speaker": speaker, "text": text, "sessionId": session}
         for speaker, text in turns
     ]
     return [m["id"] for m in api.ok(REMEMBER_MANY, inputs=inputs)["rememberMany"]]
@@ -58,13 +58,13 @@ def _state(held: UserFacts, ids: list[str], keys: set[str]) -> dict[str, Any]:
     }
 
 
-def _agrees_with_graph(service: MemoryService) -> dict[str, Any]:
+def _agrees_with_graph(service: MemoryService, user: str = USER) -> dict[str, Any]:
     """Asserts the service's copy equals a fresh read of the graph; returns that read."""
-    rows = service._store.user_facts(USER)
+    rows = service._store.user_facts(user)
     fresh = UserFacts.load(rows)
     ids = [r["id"] for r in rows]
     keys = {k for r in rows for k in r["entity_keys"]}
-    held = service._held_facts(USER)
+    held = service._held_facts(user)
     assert held is not None
     expected = _state(fresh, ids, keys)
     assert _state(held, ids, keys) == expected
@@ -107,6 +107,20 @@ def test_the_copy_follows_writes_merges_pins_and_forgets(api: Api) -> None:
     orchestra = [k for k in state["newest"] if "orchestra" in k]
     assert orchestra and first[2] in state["newest"][orchestra[0]]
     assert service._held_facts(USER) is copy  # all patched in place, never read again
+
+
+def test_a_user_ingested_through_the_service_is_held_from_its_first_write(api: Api) -> None:
+    """No read of the graph: a new user's copy starts empty and its writes fill it, batch after
+    batch, without the caches being reloaded in between."""
+    service, user = api.runtime.service, "facts-new-user"
+    reloads = service.reconciled.reloads
+    _say(api, "n1", ("Dana", "I bought a kayak in May."), user=user)
+    copy = service._held_facts(user)
+    assert copy is not None and len(copy) == 1
+    _say(api, "n1", ("Dana", "The kayak is green."), ("Sam", "Nice kayak!"), user=user)
+    assert service._held_facts(user) is copy and len(copy) == 3
+    assert service.reconciled.reloads == reloads + 1  # the first call's look at the empty user
+    _agrees_with_graph(service, user)
 
 
 def test_the_newest_memories_of_an_entity_come_newest_first_ties_by_write_order() -> None:

@@ -62,6 +62,8 @@ def test_a_delta_applies_only_within_one_epoch_and_the_log() -> None:
     assert not appliable(Mark(None, 0), log)  # nothing held before the log existed
     assert Mark("e1", 10).follows(Mark("e1", 9))
     assert not Mark("e1", 10).follows(Mark("e1", 8)) and not Mark("e1", 10).follows(None)
+    # the first change of a user without a log creates it: it follows the empty state only
+    assert Mark("e1", 1).follows(Mark(None, 0)) and not Mark("e1", 2).follows(Mark(None, 0))
 
 
 def test_the_bm25_weight_estimate_is_close_to_what_python_holds() -> None:
