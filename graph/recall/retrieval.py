@@ -9,7 +9,8 @@ service's reads between them.
    candidates and count as a structural match inside Similarity (graph/recall/scoring.py).
 4. Candidates: the newest `per_entity` memories of each seed and expanded entity (hubs excepted),
    ∪ BM25 top-k ∪ FAISS top-k ∪ cued evidence, each read as its facts only (time, kind, pinned,
-   entity keys). The candidates known without the message's vector are read while it is embedded.
+   entity keys): from the service's in-process copy (graph/facts.py) once it holds the user, else
+   from the graph while the message is embedded.
 5. Scoring (stages.Scorer), then each of the best `neighbour_pool` brings its session neighbours
    in and every memory adds `neighbours` × its best neighbour's score.
 6. Selection: memories not in the current session's window, episodes of other sessions.
