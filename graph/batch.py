@@ -13,7 +13,7 @@ from typing import Any
 
 from extraction.model import KnownEntity
 from extraction.resolver import Resolution
-from extraction.when import first_interval
+from extraction.when import event_interval
 from graph.ingest import NewMemory
 from graph.vectors import to_faiss_id
 from graph.vocabulary import SINGLE_VALUED_TYPES
@@ -74,7 +74,7 @@ def batch_rows(
             in_session.append({"memory_id": memory_id, "session_id": memory.session_id})
         importance = 1 if memory.importance is None else memory.importance
         pinned = bool(memory.pinned)
-        event = first_interval(extraction.dates, occurred)
+        event = event_interval(extraction.dates, occurred)
         memory_rows.append(
             {
                 "id": memory_id,

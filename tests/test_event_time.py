@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from extraction.extractor import Extractor
-from extraction.when import resolve
+from extraction.when import event_interval, resolve
 from tests.conftest import Api
 from tests.documents import REMEMBER_MANY
 
@@ -43,6 +43,21 @@ def _days(found: tuple[float, float] | None) -> tuple[str, str] | None:
         ("the past few months", ("2023-02-20", "2023-05-21")),
         ("past week", ("2023-05-13", "2023-05-21")),
         ("last month", ("2023-04-01", "2023-05-01")),
+        # what dateparser lacks: weekends, seasons (northern, meteorological), vague counts back,
+        # the part of a period before the day said
+        # a count back is that day give or take its unit's slack (dateparser: the calendar
+        # period, all of April for "a month ago")
+        ("a month ago", ("2023-04-13", "2023-04-28")),
+        ("two weeks ago", ("2023-05-03", "2023-05-10")),
+        ("last weekend", ("2023-05-13", "2023-05-15")),
+        ("this weekend", ("2023-05-20", "2023-05-22")),
+        ("this spring", ("2023-03-01", "2023-06-01")),
+        ("last summer", ("2022-06-01", "2022-09-01")),
+        ("this winter", ("2022-12-01", "2023-03-01")),  # in May: the one just past
+        ("winter 2022", ("2022-12-01", "2023-03-01")),
+        ("a few days ago", ("2023-05-15", "2023-05-19")),
+        ("a couple of weeks ago", ("2023-04-29", "2023-05-14")),
+        ("earlier this month", ("2023-05-01", "2023-05-21")),
         ("the last day", None),  # the final one of something, not a window
         ("three years", None),  # a duration names no time
         ("30 years old", None),
@@ -104,6 +119,23 @@ def test_a_date_followed_by_of_names_no_time(extractor: Extractor) -> None:
     name the week before the text was said."""
     assert extractor.extract("I spent the last week of my vacation in Rome.", "Dana").dates == ()
     assert extractor.extract("I moved in the last month.", "Dana").dates == ("the last month",)
+
+
+def test_a_memory_speaks_of_the_narrowest_time_it_names() -> None:
+    """ "A 1950s armchair … last Saturday": the decade describes the chair, the day is when."""
+    assert _days(event_interval(["the 1950s", "last Saturday"], SAID)) == (
+        "2023-05-13",
+        "2023-05-14",
+    )
+    assert _days(event_interval(["May 2023", "in 2023"], SAID)) == ("2023-05-01", "2023-06-01")
+    assert event_interval(["three years"], SAID) is None
+
+
+def test_a_date_after_a_boundary_word_names_no_time(extractor: Extractor) -> None:
+    """ "The airlines I flew with before today" asks about everything before today, not today."""
+    asked = "What is the order of airlines I flew with from earliest to latest before today?"
+    assert extractor.extract(asked, "Dana").dates == ()
+    assert extractor.extract("I flew to Rome today.", "Dana").dates == ("today",)
 
 
 def _ts(text: str) -> float:
