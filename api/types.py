@@ -202,7 +202,8 @@ class ScoredMemory:
     )
     via: list[str] = strawberry.field(
         description="Why it was found: entity:…, expanded:…, relation:…, speaker:… (said by the "
-        "person the message is about), similarity, lexical, time, neighbour, pinned, repeats:N"
+        "person the message is about), similarity, lexical, time, neighbour, pinned, repeats:N, "
+        "part (closer to one part of a message that asks about several things than to the whole)"
     )
 
 

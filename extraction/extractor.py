@@ -27,6 +27,7 @@ from extraction.facts import extract_facts
 from extraction.lexicon import FIRST_PERSON, NAMED_TYPES, RELATION_CUES, ROLES, SECOND_PERSON
 from extraction.mentions import DocState
 from extraction.model import Extraction
+from extraction.parts import parts
 from extraction.voice import reported
 from extraction.when import date_phrases
 
@@ -59,10 +60,10 @@ class Extractor:
         """Runs once what loads on first use (wordfreq's tables, dateparser), so the first
         message a user sends does not pay for it: 0.75 s on the first context call that named a
         person, before."""
-        from extraction.when import first_interval
+        from extraction.when import event_interval
 
         said = self.extract("Alice met Bob in Boston last Saturday to play chess.", "Carol")
-        first_interval(said.dates, 0.0)
+        event_interval(said.dates, 0.0)
 
     @property
     def name(self) -> str:
@@ -129,6 +130,7 @@ def extract(doc: Doc, speaker: str | None) -> Extraction:
         frozenset(cues),
         tuple(date_phrases(doc)),
         *_subjects(state),
+        parts(doc),
     )
 
 

@@ -100,6 +100,9 @@ class Extraction:
     # the text asks what its listener did or said ("what did you suggest?"): its speaker is not
     # who it is about
     about_listener: bool = False
+    # a message that asks about several things at once, as one message per part ("which came
+    # first, A or B?" → "which came first, A?", "which came first, B?"; extraction/parts.py)
+    parts: tuple[str, ...] = ()
 
     def keys(self) -> list[str]:
         return [m.key for m in self.mentions]

@@ -311,6 +311,11 @@ class MemoryService:
         """Embeds a message on the query pool, so the caller can read the graph meanwhile."""
         return self._queries.submit(lambda: self.embedder.embed([text])[0])
 
+    def embed_queries(self, texts: Sequence[str]) -> Future[Vector]:
+        """Embeds several messages (the parts of one) on the query pool, one row each."""
+        batch = list(texts)
+        return self._queries.submit(lambda: self.embedder.embed(batch))
+
     # -- ingest -------------------------------------------------------------------------------
 
     def remember_many(self, inputs: Sequence[NewMemory]) -> RememberResult:

@@ -123,6 +123,11 @@ def test_as_of_excludes_later_memories(api: Api, remembered: list[dict[str, Any]
     block = context_of(api, "Where does Mary live?", asOf="2026-10-05T00:00:00Z")
     assert block["memories"]
     assert text_of(28) not in texts(block)
+    # a turn stamped a few hours after asOf (said at 12:00) is no future: clocks and time zones
+    # disagree by that much; a day and more after it is
+    question = "Who is coming to visit us in Seattle for Thanksgiving?"
+    assert text_of(28) in texts(context_of(api, question, asOf="2026-10-15T06:00:00Z"))
+    assert text_of(28) not in texts(context_of(api, question, asOf="2026-10-14T06:00:00Z"))
 
 
 def test_lexical_similarity_finds_rare_words(api: Api, remembered: list[dict[str, Any]]) -> None:

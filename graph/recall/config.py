@@ -87,6 +87,16 @@ class RetrievalConfig:
     # two turns whose vectors' cosine is at least this are one memory said again: the block shows
     # the newest once and counts the repeats in its frequency (1 switches it off)
     repeat_cosine: float = REPEAT_COSINE
+    # a question asked as of a moment (`asOf`) sees no memory said after it, give or take this
+    # many hours: clients' clocks and time zones disagree (a local time sent as UTC is off by up
+    # to 14 hours), and the turn a user just said must not vanish from their next context
+    # because its stamp runs a few hours ahead of the asking clock. Finer time travel than a
+    # day is not offered
+    clock_skew_hours: float = 24.0
+    # a message of several parts ("which came first, A or B?", "how long had I … when I …?",
+    # extraction/parts.py) is embedded part by part too: each part brings FAISS candidates and a
+    # memory's cosine is its best over the message and the parts
+    message_parts: bool = True
     # FAISS and BM25 candidates (at least 4 × maxMemories for FAISS)
     vector_k: int = 50
     lexical_k: int = 50

@@ -31,7 +31,7 @@ import numpy.typing as npt
 
 from extraction.embedder import embedding_text
 from extraction.resolver import Resolver
-from extraction.when import first_interval
+from extraction.when import event_interval
 from graph import ingest
 from graph.errors import InvalidInput
 from graph.ids import MemoryId
@@ -135,14 +135,17 @@ def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
 @dataclass
 class Candidates:
     """The memories that may answer, as facts (those that happened by `as_of`), with the cosine
-    of each to the message and what BM25 and FAISS found."""
+    of each to the message (the best over the message and its parts) and what BM25 and FAISS
+    found."""
 
     facts: dict[str, MemoryFacts]
     cosine: dict[str, float]
-    query: Vector
+    queries: Vector  # the message's vector, then its parts', one row each
     lexical: LexicalScores
     vector_hits: frozenset[str]
     lexical_hits: frozenset[str]
+    # memories closer to one of the message's parts than to the whole message
+    part_hits: frozenset[str] = frozenset()
 
 
 def _retrieve(
@@ -161,7 +164,7 @@ def _retrieve(
     said = service.extract(request.message, request.speaker)
     seeds = find_seeds(said, resolver, request.message)
     # a time the message names ("what did I do last weekend?"), resolved against asOf
-    when = first_interval(said.dates, as_of) if config.time_lift > 0 else None
+    when = event_interval(said.dates, as_of) if config.time_lift > 0 else None
     # mention counts of the entities scoring links to (not the whole catalogue: a call must not
     # cost in proportion to the user's history)
     counts = _mentions(resolver, seeds.keys)
@@ -188,7 +191,10 @@ def _retrieve(
     entity_ids = service.entity_memory_ids(user_id, sources, config.per_entity)
     early = [i for ids in entity_ids.values() for i in ids]
     timed = service.memories_in_time(user_id, when, config.time_candidates) if when else []
-    candidates = _gather(service, request, as_of, [*cued, *early, *timed], embedding)
+    # a message of several parts ("which came first, A or B?") is compared part by part too
+    pieces = [embedding_text(p, None) for p in said.parts] if config.message_parts else []
+    parts = service.embed_queries(pieces) if pieces else None
+    candidates = _gather(service, request, as_of, [*cued, *early, *timed], embedding, parts)
     scorer = Scorer(
         request.config.weights,
         as_of,
@@ -206,8 +212,11 @@ def _retrieve(
         config.speaker_lift,
         seeds.people,
     )
-    cosine = candidates.cosine
-    scored = {i: scorer.score(m, cosine.get(i, 0.0)) for i, m in candidates.facts.items()}
+    cosine, by_part = candidates.cosine, candidates.part_hits
+    scored = {
+        i: scorer.score(m, cosine.get(i, 0.0), ("part",) if i in by_part else ())
+        for i, m in candidates.facts.items()
+    }
     if config.weights.neighbours > 0 and scored:
         scored = _with_neighbours(service, request, as_of, candidates, scorer, scored)
     on_screen = {str(t.id) for t in (window.first + window.last)} if window else set()
@@ -267,14 +276,18 @@ def _mentions(resolver: Resolver, keys: Iterable[str]) -> dict[str, int]:
 
 
 def _facts(
-    service: MemoryService, user_id: str, as_of: float, ids: list[str]
+    service: MemoryService, user_id: str, as_of: float, ids: list[str], skew_hours: float
 ) -> dict[str, MemoryFacts]:
-    return _happened(service.memory_facts(user_id, ids), as_of)
+    return _happened(service.memory_facts(user_id, ids), as_of, skew_hours)
 
 
-def _happened(found: Mapping[MemoryId, MemoryFacts], as_of: float) -> dict[str, MemoryFacts]:
-    """The memories said by `as_of`: a question asked in the past sees nothing said after it."""
-    return {str(i): m for i, m in found.items() if m.occurred_at <= as_of}
+def _happened(
+    found: Mapping[MemoryId, MemoryFacts], as_of: float, skew_hours: float
+) -> dict[str, MemoryFacts]:
+    """The memories said by `as_of`, give or take the clocks' skew: a question asked in the past
+    sees nothing said well after it (RetrievalConfig.clock_skew_hours says why not exactly)."""
+    latest = as_of + skew_hours * 3600.0
+    return {str(i): m for i, m in found.items() if m.occurred_at <= latest}
 
 
 def _collapse_repeats(
@@ -292,12 +305,22 @@ def _collapse_repeats(
 
 
 def _fill_cosine(
-    service: MemoryService, user_id: str, query: Vector, cosine: dict[str, float], ids: list[str]
+    service: MemoryService,
+    user_id: str,
+    queries: Vector,
+    cosine: dict[str, float],
+    ids: list[str],
+    by_part: set[str] | None = None,
 ) -> None:
-    """Cosines of memories FAISS did not return, from their stored vectors."""
+    """Cosines of memories not scored yet, from their stored vectors: the best over the rows of
+    `queries` (the message, then its parts); those whose best is a part's go into `by_part`."""
     missing = [i for i in ids if i not in cosine]
     for memory_id, vector in service.stored_vectors(user_id, missing).items():
-        cosine[memory_id] = float(np.dot(vector, query))
+        scores = queries @ vector
+        best = int(np.argmax(scores))
+        cosine[memory_id] = float(scores[best])
+        if best > 0 and by_part is not None:
+            by_part.add(memory_id)
 
 
 def _gather(
@@ -306,21 +329,39 @@ def _gather(
     as_of: float,
     known: list[str],
     embedding: Future[Vector],
+    parts: Future[Vector] | None = None,
 ) -> Candidates:
     """Reads the candidates: those known without the message's vector (BM25's, the cued evidence,
-    the entities' memories in `known`) while it is computed, then FAISS's."""
+    the entities' memories in `known`) while it is computed, then FAISS's for the message and
+    for each of its parts."""
     user_id, config = request.user_id, request.config
     k = max(config.vector_k, request.max_memories * 4)
     lexical = service.lexical_scores(user_id, request.message)
     lexical_top = lexical.top(max(config.lexical_k, k))
-    early = _facts(service, user_id, as_of, [*lexical_top, *known])
+    skew = config.clock_skew_hours
+    early = _facts(service, user_id, as_of, [*lexical_top, *known], skew)
     query = embedding.result()
-    vector_hits = dict(service.search_vectors(user_id, query, k))
-    cosine = {str(i): score for i, score in vector_hits.items()}
-    late = _facts(service, user_id, as_of, [i for i in vector_hits if i not in early])
+    queries = query.reshape(1, -1) if parts is None else np.vstack([query, parts.result()])
+    vector_hits: dict[MemoryId, float] = {}
+    for row in queries:
+        for memory_id, score in service.search_vectors(user_id, row, k):
+            vector_hits[memory_id] = max(score, vector_hits.get(memory_id, -1.0))
+    late = _facts(service, user_id, as_of, [i for i in vector_hits if i not in early], skew)
     facts = {**late, **early}
-    _fill_cosine(service, user_id, query, cosine, list(facts))
-    return Candidates(facts, cosine, query, lexical, frozenset(vector_hits), frozenset(lexical_top))
+    # FAISS's scores are the cosines of its hits; of a message with parts, every candidate's
+    # best cosine over the parts is computed from its vector
+    cosine = {str(i): score for i, score in vector_hits.items()} if parts is None else {}
+    by_part: set[str] = set()
+    _fill_cosine(service, user_id, queries, cosine, list(facts), by_part)
+    return Candidates(
+        facts,
+        cosine,
+        queries,
+        lexical,
+        frozenset(vector_hits),
+        frozenset(lexical_top),
+        frozenset(by_part),
+    )
 
 
 def _with_neighbours(
@@ -338,11 +379,14 @@ def _with_neighbours(
     pool = pool[: request.config.neighbour_pool]
     links, around = service.turn_neighbours(user_id, [s.memory.id for s in pool])
     adjacent = adjacency(links)
-    found = {i: m for i, m in _happened(around, as_of).items() if i not in scored}
-    _fill_cosine(service, user_id, candidates.query, candidates.cosine, list(found))
+    skew = request.config.clock_skew_hours
+    found = {i: m for i, m in _happened(around, as_of, skew).items() if i not in scored}
+    by_part = set(candidates.part_hits)
+    _fill_cosine(service, user_id, candidates.queries, candidates.cosine, list(found), by_part)
     for memory_id, memory in found.items():
         cosine = candidates.cosine.get(memory_id, 0.0)
-        scored[memory_id] = scorer.score(memory, cosine, ("neighbour",))
+        extra = ("neighbour", "part") if memory_id in by_part else ("neighbour",)
+        scored[memory_id] = scorer.score(memory, cosine, extra)
     return neighbour_bonus(scored, adjacent, request.config.weights.neighbours)
 
 
