@@ -398,7 +398,8 @@ def main() -> None:
 def add_ablations() -> list[str]:
     """Profiles that switch one lever of `default` off, registered in this process only (the
     service's presets stay as shipped): event-time candidates and lift, the collapse of
-    near-identical turns, the demotion of the value a question does not ask about."""
+    near-identical turns, the demotion of the value a question does not ask about, the parts of
+    a message that asks about several things, the clocks' skew around asOf."""
     from dataclasses import replace
 
     from graph.recall.config import PRESETS
@@ -408,6 +409,8 @@ def add_ablations() -> list[str]:
         "default-no-time": replace(base, time_lift=0.0),
         "default-no-repeats": replace(base, repeat_cosine=1.0),
         "default-no-demotion": replace(base, superseded_demotion=0.0),
+        "default-no-parts": replace(base, message_parts=False),
+        "default-no-skew": replace(base, clock_skew_hours=0.0),
     }
     PRESETS.update(ablations)
     return list(ablations)

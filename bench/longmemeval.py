@@ -243,6 +243,9 @@ def main() -> None:
     parser.add_argument("--cache", default=str(DEFAULT_CACHE), help="cache directory")
     parser.add_argument("--fresh", action="store_true", help="ingest again, embed again")
     parser.add_argument(
+        "--dump", help="write each question's ranked ids per method and its evidence to this JSON"
+    )
+    parser.add_argument(
         "--data-dir",
         help="use this ingest cache instead of the current code's (one made by a version whose "
         "ingest differs only in ways you can vouch for); missing users are ingested into it",
@@ -275,6 +278,7 @@ def main() -> None:
     names = ("recollect", "recollect, no speaker", "BM25", "dense MiniLM", "hybrid RRF")
     methods = {n: Method(n) for n in names}
     latencies: list[float] = []
+    dumped: list[dict[str, Any]] = []
     fresh_turns, fresh_seconds = 0, 0.0
     settings = Settings(data_dir=data_dir, max_batch=1_000)
     with TestClient(create_app(settings)) as http:
@@ -306,6 +310,7 @@ def main() -> None:
                 manifest.done(question.user, len(question.turns), seconds)
                 fresh_turns += len(question.turns)
                 fresh_seconds += seconds
+            ranks: dict[str, list[str]] = {}
             for name, speaker in (("recollect", ASKER), ("recollect, no speaker", None)):
                 began = time.perf_counter()
                 data = client.call(
@@ -318,9 +323,8 @@ def main() -> None:
                 )
                 if speaker is not None:
                     latencies.append(time.perf_counter() - began)
-                methods[name].add(
-                    question, [m["memory"]["externalId"] for m in data["context"]["memories"]]
-                )
+                ranks[name] = [m["memory"]["externalId"] for m in data["context"]["memories"]]
+                methods[name].add(question, ranks[name])
             vectors = baseline_vectors(
                 vector_path(Path(args.cache), question, model), question, embed_baseline
             )
@@ -331,8 +335,25 @@ def main() -> None:
             dense = base.dense(question.text, 100)
             methods["BM25"].add(question, lexical)
             methods["dense MiniLM"].add(question, dense)
-            methods["hybrid RRF"].add(question, Baselines.rrf(lexical, dense))
+            fused = Baselines.rrf(lexical, dense)
+            methods["hybrid RRF"].add(question, fused)
+            ranks |= {"BM25": lexical[:DEPTH], "dense MiniLM": dense[:DEPTH]}
+            ranks["hybrid RRF"] = fused[:DEPTH]
+            dumped.append(
+                {
+                    "qid": question.qid,
+                    "kind": question.kind,
+                    "question": question.text,
+                    "as_of": question.as_of,
+                    "evidence": sorted(question.evidence),
+                    "sessions": sorted(question.sessions),
+                    "answered_later": question.answered_later,
+                    "ranked": ranks,
+                }
+            )
             print(f"  {n}/{len(questions)} {question.qid} ({question.kind})", file=sys.stderr)
+        if args.dump:
+            Path(args.dump).write_text(json.dumps(dumped, indent=1), encoding="utf-8")
         # printed before the service closes: closing flushes every user's index
         report(methods, questions, latencies, fresh_turns, fresh_seconds)
         sys.stdout.flush()
