@@ -34,6 +34,7 @@ from dateutil.relativedelta import relativedelta
 from spacy.tokens import Doc
 
 Interval = tuple[float, float]  # [start, end) in epoch seconds, UTC
+_DAY = 86400.0  # seconds
 
 _DURATION = re.compile(
     r"^(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|few|several|many|\d+)"
@@ -57,7 +58,8 @@ _ROLLING = re.compile(
 
 
 _WEEKEND = re.compile(
-    r"^(?:(?:on|over|during|at|for)\s+)?(?:(?P<which>this|last|past|previous|next|the)\s+)?weekend$",
+    r"^(?:(?:on|over|during|at|for)\s+)?(?:(?:this|the)\s+(?=past\s))?"
+    r"(?:(?P<which>this|last|past|previous|next|the)\s+)?weekend$",
     re.IGNORECASE,
 )
 _SEASONS = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
@@ -69,17 +71,17 @@ _SEASON = re.compile(
 )
 # vague counts back: the least and most units they can mean
 _VAGUE = {"a few": (2, 5), "few": (2, 5), "several": (2, 6), "a couple of": (1, 3),
-          "a couple": (1, 3), "couple of": (1, 3)}  # fmt: skip
+          "a couple": (1, 3), "couple of": (1, 3), "couple": (1, 3)}  # fmt: skip
 _VAGUE_AGO = re.compile(
     r"^(?:(?:about|around|roughly|some|like)\s+)?(?P<count>"
     + "|".join(sorted(_VAGUE, key=len, reverse=True))
-    + r")\s+(?P<unit>day|week|month|year)s?\s+(?:ago|back|before)$",
+    + r")\s+(?P<unit>day|week|month|year)s?\s+(?:ago|back)$",
     re.IGNORECASE,
 )
 _AGO = re.compile(
     r"^(?:(?:about|around|roughly|some|like|exactly|just|only)\s+)?(?P<count>\d{1,3}|"
     + "|".join(sorted(_COUNTS, key=len, reverse=True))
-    + r")\s+(?P<unit>day|week|month|year)s?\s+(?:ago|back|before)$",
+    + r")\s+(?P<unit>day|week|month|year)s?\s+(?:ago|back)$",
     re.IGNORECASE,
 )
 # how far either side of "N units ago" the time may lie: a week is said in days, a month in weeks
@@ -117,7 +119,16 @@ def _period(start: datetime, period: str) -> tuple[datetime, datetime]:
 
 
 def resolve(phrase: str, base: float) -> Interval | None:
-    """The interval a date phrase names, said at `base` (epoch seconds); None if it names none."""
+    """The interval a date phrase names, said at `base` (epoch seconds); None if it names none,
+    or if it lies outside the calendar Python can count in ("a year ago" said in year 1, "this
+    spring" asked in 9999): an odd timestamp must not fail the batch it came in."""
+    try:
+        return _resolve(phrase, base)
+    except (ValueError, OverflowError):
+        return None
+
+
+def _resolve(phrase: str, base: float) -> Interval | None:
     text = phrase.strip()
     if not text or _DURATION.match(text) or _NO_TIME.search(text):
         return None
@@ -307,6 +318,12 @@ def _after_boundary(doc: Doc, start: int) -> bool:
 
 def event_interval(phrases: Iterable[str], base: float) -> Interval | None:
     """The narrowest interval the phrases name: "I found a 1950s armchair at the flea market last
-    Saturday" speaks of last Saturday, and the decade describes the chair. Ties keep the first."""
+    Saturday" speaks of last Saturday, and the decade describes the chair. Ties keep the first.
+
+    The day the text is said ("today", "now") does not count against another time: "I went to
+    Japan last summer and still think about it today" speaks of last summer; a memory that names
+    no other time is found by when it was said anyway."""
     found = [i for i in (resolve(p, base) for p in phrases) if i is not None]
-    return min(found, key=lambda i: i[1] - i[0]) if found else None
+    other = [i for i in found if not (i[1] - i[0] <= _DAY and i[0] <= base < i[1])]
+    chosen = other or found
+    return min(chosen, key=lambda i: i[1] - i[0]) if chosen else None

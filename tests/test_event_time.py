@@ -58,6 +58,11 @@ def _days(found: tuple[float, float] | None) -> tuple[str, str] | None:
         ("a few days ago", ("2023-05-15", "2023-05-19")),
         ("a couple of weeks ago", ("2023-04-29", "2023-05-14")),
         ("earlier this month", ("2023-05-01", "2023-05-21")),
+        ("this past weekend", ("2023-05-13", "2023-05-15")),
+        ("next weekend", ("2023-05-27", "2023-05-29")),
+        ("couple days ago", ("2023-05-17", "2023-05-20")),
+        ("later this year", ("2023-05-20", "2024-01-01")),
+        ("a few days before", None),  # before what? not the day said
         ("the last day", None),  # the final one of something, not a window
         ("three years", None),  # a duration names no time
         ("30 years old", None),
@@ -129,6 +134,25 @@ def test_a_memory_speaks_of_the_narrowest_time_it_names() -> None:
     )
     assert _days(event_interval(["May 2023", "in 2023"], SAID)) == ("2023-05-01", "2023-06-01")
     assert event_interval(["three years"], SAID) is None
+    # the day said does not count against another time; alone it is the time
+    assert _days(event_interval(["last summer", "today"], SAID)) == ("2022-06-01", "2022-09-01")
+    assert _days(event_interval(["today"], SAID)) == ("2023-05-20", "2023-05-21")
+
+
+@pytest.mark.parametrize(
+    ("phrase", "said"),
+    [
+        ("this spring", "9999-06-01"),
+        ("later this year", "9999-06-01"),
+        ("a year ago", "0001-03-01"),
+        ("last winter", "0001-03-01"),
+        ("a few months ago", "0001-03-01"),
+    ],
+)
+def test_a_time_outside_the_calendar_names_none(phrase: str, said: str) -> None:
+    """An odd timestamp must not fail the batch it came in: the phrase names no time."""
+    when = datetime.fromisoformat(said).replace(tzinfo=UTC).timestamp()
+    assert resolve(phrase, when) is None
 
 
 def test_a_date_after_a_boundary_word_names_no_time(extractor: Extractor) -> None:
@@ -136,6 +160,8 @@ def test_a_date_after_a_boundary_word_names_no_time(extractor: Extractor) -> Non
     asked = "What is the order of airlines I flew with from earliest to latest before today?"
     assert extractor.extract(asked, "Dana").dates == ()
     assert extractor.extract("I flew to Rome today.", "Dana").dates == ("today",)
+    for said in ("I can't travel until May.", "I had finished it prior to March."):
+        assert extractor.extract(said, "Dana").dates == (), said
 
 
 def _ts(text: str) -> float:
