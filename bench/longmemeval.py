@@ -86,8 +86,9 @@ class Question:
 
     @property
     def answered_later(self) -> bool:
-        """Some evidence turn was said after the question's time (the same day, later hour): a
-        context `asOf` the question never shows it, by design; the baselines ignore time."""
+        """Some evidence turn was said after the question's time (the same day, later hour):
+        context shows it only within its clock skew (RetrievalConfig.clock_skew_hours); the
+        baselines ignore time."""
         asked = datetime.fromisoformat(self.as_of)
         return any(
             datetime.fromisoformat(t.occurred_at) > asked
@@ -388,7 +389,8 @@ def report(
         kept = len(later) - sum(later)
         print(
             f"\n{sum(later)} questions have an evidence turn said after the question's time "
-            f"(asOf), which context never returns; turn R@10 on the other {kept}:"
+            f"(asOf), which context returns only within its clock skew; turn R@10 on the other "
+            f"{kept}:"
         )
         for method in methods.values():
             pairs = zip(method.overall.recall[10], later, strict=True)

@@ -32,32 +32,50 @@ def parts(doc: Doc) -> tuple[str, ...]:
     """The message's parts (see the module docstring), in order, without repeats."""
     found: list[str] = []
     for token in doc:
-        if token.dep_ == "conj" and token.pos_ in _NOUNS and token.head.pos_ in _NOUNS:
-            found += _alternatives(doc, token.head, token)
+        if token.pos_ in _NOUNS and token.dep_ != "conj" and token.conjuncts:
+            found += _alternatives(doc, token)
         elif token.dep_ == "advcl" and _time_marker(token) is not None:
             found += _time_clause(doc, token)
     kept = [p for p in dict.fromkeys(found) if _content_words(doc.vocab, p) >= 2]
     return tuple(kept[:MAX_PARTS]) if len(kept) > 1 else ()
 
 
-def _alternatives(doc: Doc, head: Token, other: Token) -> list[str]:
+def _alternatives(doc: Doc, first: Token) -> list[str]:
     """ "…, the volleyball league or the charity run?" → the message with each alternative
-    alone in the place of both."""
-    joint = next(
-        (
-            c
-            for c in head.children
-            if c.dep_ == "cc" and c.lower_ in _COORDINATORS and head.i < c.i < other.i
-        ),
-        None,
-    )
-    if joint is None:
+    alone in the place of all of them ("the league, the run or the bake sale": three). spaCy
+    chains a list (the run under the league, the bake sale under the run) or hangs it from the
+    first; `conjuncts` holds every member either way."""
+    members = sorted((first, *(c for c in first.conjuncts if c.pos_ in _NOUNS)), key=lambda t: t.i)
+    joined = any(c.dep_ == "cc" and c.lower_ in _COORDINATORS for m in members for c in m.children)
+    if len(members) < 2 or not joined:
         return []
-    start, end = head.left_edge.i, other.right_edge.i + 1
-    first = _text(doc[start : joint.i])
-    second = _text(doc[other.left_edge.i : end])
+    start = members[0].left_edge.i
+    end = _own_end(members[-1])
+    bounds = [m.left_edge.i if m is not first else start for m in members] + [end]
     before, after = _text(doc[:start]), _text(doc[end:])
-    return [_join(before, choice, after) for choice in (first, second) if choice]
+    choices = [_member(doc, bounds[k], bounds[k + 1]) for k in range(len(members))]
+    return [_join(before, choice, after) for choice in choices if choice]
+
+
+def _own_end(last: Token) -> int:
+    """Where the list ends: after the last member's own words, up to a mark the parser hung
+    from it ("the pottery workshop, which did I start earlier?" keeps the question outside the
+    list, "the scooter I got for Christmas?" keeps its clause); the first member's subtree may
+    hold the whole message, so its edge says nothing."""
+    end = last.i + 1
+    for child in last.rights:
+        if child.is_punct:
+            break
+        if child.dep_ not in {"conj", "cc"}:
+            end = child.right_edge.i + 1
+    return end
+
+
+def _member(doc: Doc, start: int, end: int) -> str:
+    """One member of a list, without the commas and the "or" that lead to the next."""
+    while end > start and (doc[end - 1].is_punct or doc[end - 1].lower_ in _COORDINATORS):
+        end -= 1
+    return _text(doc[start:end])
 
 
 def _time_clause(doc: Doc, verb: Token) -> list[str]:

@@ -26,6 +26,25 @@ def test_alternatives_become_one_message_each(extractor: Extractor) -> None:
     assert all(p.startswith("Which did I do first") for p in said.parts)
 
 
+def test_each_member_of_a_longer_list_stands_alone(extractor: Extractor) -> None:
+    """spaCy chains a list ("the run" under "the league", "the bake sale" under "the run"):
+    every member, the first too, gets a message of its own, and a clause after the list
+    stays with each."""
+    said = extractor.extract(
+        "Which did I do first, the volleyball league, the charity run or the bake sale?", "Dana"
+    )
+    assert len(said.parts) == 3
+    for part, alone in zip(said.parts, ("volleyball", "charity", "bake"), strict=True):
+        assert alone in part
+        assert all(o not in part for o in ("volleyball", "charity", "bake") if o != alone)
+    said = extractor.extract(
+        "Between the cooking class and the pottery workshop, which did I start earlier?", "Dana"
+    )
+    assert len(said.parts) == 2
+    assert all("start earlier" in p for p in said.parts)
+    assert "cooking" in said.parts[0] and "pottery" not in said.parts[0]
+
+
 def test_a_clause_of_time_is_a_part_and_so_is_the_rest(extractor: Extractor) -> None:
     said = extractor.extract(
         "How long had I been taking guitar lessons when I bought the new amp?", "Dana"

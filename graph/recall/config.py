@@ -89,9 +89,10 @@ class RetrievalConfig:
     repeat_cosine: float = REPEAT_COSINE
     # a question asked as of a moment (`asOf`) sees no memory said after it, give or take this
     # many hours: clients' clocks and time zones disagree (a local time sent as UTC is off by up
-    # to 14 hours), and the turn a user just said must not vanish from their next context
-    # because its stamp runs a few hours ahead of the asking clock. Finer time travel than a
-    # day is not offered
+    # to 14 hours, and two clients of one user can be off in opposite directions), and the turn
+    # a user just said must not vanish from their next context because its stamp runs hours
+    # ahead of the asking clock; a day covers both with room for late delivery. Finer time
+    # travel than a day is not offered
     clock_skew_hours: float = 24.0
     # a message of several parts ("which came first, A or B?", "how long had I … when I …?",
     # extraction/parts.py) is embedded part by part too: each part brings FAISS candidates and a

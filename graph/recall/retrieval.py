@@ -194,7 +194,11 @@ def _retrieve(
     # a message of several parts ("which came first, A or B?") is compared part by part too
     pieces = [embedding_text(p, None) for p in said.parts] if config.message_parts else []
     parts = service.embed_queries(pieces) if pieces else None
-    candidates = _gather(service, request, as_of, [*cued, *early, *timed], embedding, parts)
+    try:
+        candidates = _gather(service, request, as_of, [*cued, *early, *timed], embedding, parts)
+    finally:
+        if parts is not None:
+            parts.cancel()  # as the message's: a failed call leaves no work queued
     scorer = Scorer(
         request.config.weights,
         as_of,
