@@ -34,7 +34,6 @@ from dateutil.relativedelta import relativedelta
 from spacy.tokens import Doc
 
 Interval = tuple[float, float]  # [start, end) in epoch seconds, UTC
-_DAY = 86400.0  # seconds
 
 _DURATION = re.compile(
     r"^(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|few|several|many|\d+)"
@@ -320,10 +319,9 @@ def event_interval(phrases: Iterable[str], base: float) -> Interval | None:
     """The narrowest interval the phrases name: "I found a 1950s armchair at the flea market last
     Saturday" speaks of last Saturday, and the decade describes the chair. Ties keep the first.
 
-    The day the text is said ("today", "now") does not count against another time: "I went to
-    Japan last summer and still think about it today" speaks of last summer; a memory that names
-    no other time is found by when it was said anyway."""
+    "Today" counts like any other day: "a 1950s armchair … got a chandelier today" happened
+    today. A memory keeps one time, so "I went to Japan last summer and still think about it
+    today" is today (an exception for the day said was tried: it lost that armchair question
+    on LongMemEval dev and was taken back)."""
     found = [i for i in (resolve(p, base) for p in phrases) if i is not None]
-    other = [i for i in found if not (i[1] - i[0] <= _DAY and i[0] <= base < i[1])]
-    chosen = other or found
-    return min(chosen, key=lambda i: i[1] - i[0]) if chosen else None
+    return min(found, key=lambda i: i[1] - i[0]) if found else None
