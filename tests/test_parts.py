@@ -45,6 +45,26 @@ def test_each_member_of_a_longer_list_stands_alone(extractor: Extractor) -> None
     assert "cooking" in said.parts[0] and "pottery" not in said.parts[0]
 
 
+def test_a_part_holds_only_the_sentence_it_comes_from(extractor: Extractor) -> None:
+    """The other sentences of a long message are in its own embedding; repeating them in every
+    part would only make each part's embedding cost more."""
+    said = extractor.extract(
+        "I was going through my old training notes from the spring. "
+        "Which did I do first, the volleyball league or the charity run?",
+        "Dana",
+    )
+    assert len(said.parts) == 2
+    assert all(p.startswith("Which did I do first") for p in said.parts)
+    assert all("training notes" not in p for p in said.parts)
+    said = extractor.extract(
+        "My teacher keeps asking about my progress. "
+        "How long had I been taking guitar lessons when I bought the new amp?",
+        "Dana",
+    )
+    assert "I bought the new amp" in said.parts
+    assert all("teacher" not in p for p in said.parts)
+
+
 def test_a_clause_of_time_is_a_part_and_so_is_the_rest(extractor: Extractor) -> None:
     said = extractor.extract(
         "How long had I been taking guitar lessons when I bought the new amp?", "Dana"
