@@ -72,13 +72,17 @@ class Extractor:
 
     def extract_many(self, items: Sequence[tuple[str, str | None]]) -> list[Extraction]:
         """One Extraction per (text, speaker), in order; of a long text only its head
-        (`max_chars`, cut at a sentence end) is parsed."""
+        (`max_chars`, cut at a sentence end) is parsed. These are texts to store: they get no
+        parts (see `extract`)."""
         heads = (parsed_head(text, self.max_chars) for text, _ in items)
         docs = self.nlp.pipe(heads, batch_size=self.batch_size)
         return [extract(doc, speaker) for doc, (_, speaker) in zip(docs, items, strict=True)]
 
     def extract(self, text: str, speaker: str | None = None) -> Extraction:
-        return self.extract_many([(text, speaker)])[0]
+        """One message as `context` reads it: with its parts (extraction/parts.py), which only
+        a question is compared by, so ingest does not read them."""
+        doc = self.nlp(parsed_head(text, self.max_chars))
+        return replace(extract(doc, speaker), parts=parts(doc))
 
     def reported_many(
         self, items: Sequence[tuple[str, str]], listeners: Mapping[str, str] | None = None
@@ -130,7 +134,6 @@ def extract(doc: Doc, speaker: str | None) -> Extraction:
         frozenset(cues),
         tuple(date_phrases(doc)),
         *_subjects(state),
-        parts(doc),
     )
 
 

@@ -32,7 +32,9 @@ class TextExtractor(Protocol):
         """One Extraction per (text, speaker), in order."""
         ...
 
-    def extract(self, text: str, speaker: str | None = None) -> Extraction: ...
+    def extract(self, text: str, speaker: str | None = None) -> Extraction:
+        """One message as a question: with its parts, which `extract_many` leaves out."""
+        ...
 
     def reported_many(
         self, items: Sequence[tuple[str, str]], listeners: Mapping[str, str] | None = None

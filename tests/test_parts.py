@@ -26,6 +26,16 @@ def test_alternatives_become_one_message_each(extractor: Extractor) -> None:
     assert all(p.startswith("Which did I do first") for p in said.parts)
 
 
+def test_only_a_question_is_read_for_parts(extractor: Extractor) -> None:
+    """Parts are compared with memories, never stored: the batch path of ingest leaves them
+    out and reads everything else the same."""
+    text = "Which did I do first, the volleyball league or the charity run last May?"
+    stored = extractor.extract_many([(text, "Dana")])[0]
+    asked = extractor.extract(text, "Dana")
+    assert stored.parts == () and len(asked.parts) == 2
+    assert replace(asked, parts=()) == stored
+
+
 def test_each_member_of_a_longer_list_stands_alone(extractor: Extractor) -> None:
     """spaCy chains a list ("the run" under "the league", "the bake sale" under "the run"):
     every member, the first too, gets a message of its own, and a clause after the list
