@@ -55,9 +55,8 @@ def _alternatives(doc: Doc, first: Token) -> list[str]:
     joined = any(c.dep_ == "cc" and c.lower_ in _COORDINATORS for m in members for c in m.children)
     if len(members) < 2 or not joined:
         return []
-    start = members[0].left_edge.i
-    end = _own_end(members[-1])
-    bounds = [m.left_edge.i if m is not first else start for m in members] + [end]
+    bounds = [m.left_edge.i for m in members] + [_own_end(members[-1])]
+    start, end = bounds[0], bounds[-1]
     sentence = first.sent
     before, after = _text(doc[sentence.start : start]), _text(doc[end : sentence.end])
     choices = [_member(doc, bounds[k], bounds[k + 1]) for k in range(len(members))]
