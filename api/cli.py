@@ -20,9 +20,9 @@ from typing import Any
 from api.settings import Settings
 from graph.errors import InvalidInput, RecollectError
 from graph.executor import Executor
-from graph.ingest import NewMemory, validate
 from graph.limits import DEFAULT_MAX_MEMORIES
 from graph.recall.config import DEFAULT_PROFILE, PRESETS, preset
+from graph.validation import NewMemory, validate
 
 log = logging.getLogger("recollect.cli")
 

@@ -13,7 +13,7 @@ import anyio.to_thread
 from strawberry.dataloader import DataLoader
 
 from api.auth import Principal
-from graph import ingest
+from graph import validation
 from graph.records import EntityRecord, MemoryRecord
 from graph.service import MemoryService
 
@@ -39,7 +39,7 @@ class Context:
 
     def scope(self, user_id: str) -> str:
         """The user id, once it is well-formed and the caller's key grants it."""
-        ingest.check_user_id(user_id)
+        validation.check_user_id(user_id)
         self.principal.check(user_id)
         return user_id
 

@@ -26,15 +26,15 @@ from pydantic import BaseModel, Field
 from api.auth import KeyRing, Principal
 from api.loaders import call
 from api.types import ts
-from graph import ingest
+from graph import validation
 from graph.errors import InvalidInput, NotFound, RecollectError
-from graph.ingest import NewMemory
 from graph.limits import DEFAULT_MAX_MEMORIES, MAX_PAGE
 from graph.recall import sessions
 from graph.recall.config import DEFAULT_PROFILE, preset
 from graph.recall.retrieval import ContextRequest, ContextResult, retrieve
 from graph.records import EntityRecord, MemoryRecord
 from graph.service import MemoryService
+from graph.validation import NewMemory
 
 INSTRUCTIONS = (
     "Recollect is this user's long-term memory. Call get_context with the user's message before "
@@ -60,14 +60,14 @@ class Caller:
                     "user_id", "is required: this connection's key does not name one user"
                 )
             user_id = self.default_user
-        ingest.check_user_id(user_id, "user_id")
+        validation.check_user_id(user_id, "user_id")
         self.principal.check(user_id)
         return user_id
 
 
 def stdio_caller(user_id: str) -> Caller:
     """A stdio connection serves exactly one user, given on the command line."""
-    ingest.check_user_id(user_id, "--user")
+    validation.check_user_id(user_id, "--user")
     return Caller(Principal(all_users=False, users=frozenset({user_id})), user_id)
 
 
@@ -375,7 +375,7 @@ def build_server(
                 if not (exact or keys):
                     raise NotFound(f"no entity named {name!r} for this user")
                 key = max(exact or keys, key=lambda k: found[k].mention_count if k in found else 0)
-            ingest.check_no_nul(key, "key")
+            validation.check_no_nul(key, "key")
             records = await call(svc.entities, user, [key])
             if key not in records:
                 raise NotFound(f"no entity {key!r} for this user")
@@ -435,7 +435,7 @@ def build_server(
         context blocks show under earlier sessions."""
         with tool("end_session"):
             user = caller(ctx).user(user_id)
-            ingest.check_no_nul(session_id, "session_id")
+            validation.check_no_nul(session_id, "session_id")
             summary = await call(sessions.end_session, service(), user, session_id)
         return {
             "session_id": summary.session_id,

@@ -30,7 +30,7 @@ from api.types import (
     session_summary,
     ts,
 )
-from graph import ingest
+from graph import validation
 from graph.errors import InvalidInput, NotFound
 from graph.limits import DEFAULT_MAX_MEMORIES, DEFAULT_PAGE, MAX_PAGE, check_range
 from graph.recall.config import DEFAULT_PROFILE, preset
@@ -93,7 +93,7 @@ class Query:
     ) -> EntityCard | None:
         ctx = _ctx(info)
         user = ctx.scope(str(user_id))
-        ingest.check_no_nul(key, "key")
+        validation.check_no_nul(key, "key")
         record = await ctx.entity_loader.load((user, key))
         return EntityCard.from_record(user, record) if record else None
 
@@ -179,7 +179,7 @@ class Mutation:
     ) -> SessionSummary:
         ctx = _ctx(info)
         user = ctx.scope(str(user_id))
-        ingest.check_no_nul(str(session_id), "sessionId")
+        validation.check_no_nul(str(session_id), "sessionId")
         summary = await call(end_session, ctx.service, user, str(session_id))
         return session_summary(summary)
 

@@ -12,13 +12,13 @@ from strawberry.types import Info
 from api.loaders import Context, call
 from graph.errors import NotFound
 from graph.ids import MemoryId
-from graph.ingest import NewMemory
 from graph.limits import MAX_PAGE, check_range
 from graph.recall.config import WEIGHT_NAMES
 from graph.recall.retrieval import ContextResult
 from graph.recall.retrieval import ScoredMemory as ScoredRecord
 from graph.recall.sessions import SessionSummary as SummaryRecord
 from graph.records import MAX_EVIDENCE, EntityRecord, MemoryRecord
+from graph.validation import NewMemory
 
 
 def dt(stamp: float | None) -> datetime | None:

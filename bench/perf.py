@@ -16,7 +16,7 @@ For each size (default 1,000, 10,000 and 50,000 memories of one user):
      once with the bulk path (`recollect ingest`) and cached under --cache, outside the
      repository, keyed by the ingest code;
   3. `context` through the API: one first call (it builds the per-user caches and queues the
-     read of the memory facts, graph/facts.py, whose time is printed beside it), then the
+     read of the memory facts, graph/memory_facts.py, whose time is printed beside it), then the
      questions sequentially and with 8 concurrent clients, against a baseline that only embeds
      the question and searches FAISS top-8 over the same vectors in this process; and the graph
      statements per context call (round trips on Bolt), from /metrics;
@@ -129,7 +129,7 @@ def measure_context(base: str, questions: list[str], clients: int) -> dict[str, 
         began = time.perf_counter()
         _, ok = ask(http, base, "What is new?")  # the first call builds the per-user caches
         warm = time.perf_counter() - began
-        # and queues the read of the memory facts the process holds (graph/facts.py): the
+        # and queues the read of the memory facts the process holds (graph/memory_facts.py): the
         # questions are asked once it is done, its time reported beside the first call
         began = time.perf_counter()
         wait_background(base)

@@ -31,7 +31,7 @@ from collections import defaultdict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
-from extraction.keys import slug, split_key
+from extraction.keys import make_key, slug, split_key
 from extraction.model import REF_PREFIX, Extraction, KnownEntity, Mention, Reference, Relation
 
 _CONFUSABLE = {"person", "org", "place"}
@@ -152,7 +152,9 @@ class Resolver:
         for alias in entity.aliases:
             alias_slug = slug(alias)
             if alias_slug:
-                self._alias.setdefault(f"{entity_type}:{alias_slug}", entity.key)
+                alias_key = make_key(entity_type, alias_slug)
+                if alias_key is not None:
+                    self._alias.setdefault(alias_key, entity.key)
         if entity_type == "person" and not entity.unnamed:
             self._first_names[value.split("_", 1)[0]].add(entity.key)
 
@@ -251,8 +253,8 @@ class Resolver:
         first = value.split("_", 1)[0]
         candidates = self._first_names.get(first, set())
         if "_" in value:
-            bare = f"person:{first}"
-            return bare if candidates == {bare} else key
+            bare = make_key("person", first)
+            return bare if bare is not None and candidates == {bare} else key
         full = [k for k in candidates if k != key]
         if len(full) == 1:
             return full[0]
@@ -428,7 +430,10 @@ class Resolver:
         if ref.role in _MANY:
             return None
         owner_entity = self.entities[owner]
-        key = f"person:{split_key(owner)[1]}_{slug(ref.role)}"
+        # "melanie" and "husband" → person:melanie_husband ("Melanie's husband")
+        key = make_key("person", f"{split_key(owner)[1]}_{slug(ref.role)}")
+        if key is None:
+            return None
         label = f"{owner_entity.label}'s {ref.role}"
         if key not in self.entities:
             self.learn(

@@ -14,7 +14,7 @@ from typing import Any
 from extraction.model import KnownEntity
 from extraction.resolver import Resolution
 from extraction.when import event_interval
-from graph.ingest import NewMemory
+from graph.validation import NewMemory
 from graph.vectors import to_faiss_id
 from graph.vocabulary import SINGLE_VALUED_TYPES
 

@@ -13,8 +13,8 @@ the graph's mark (one small statement) and, when it differs, calls `catch_up` un
   reconciled against the graph (graph/reconcile.py) and BM25 rebuilt on its next query.
 
 Adding and removing are idempotent, so a mark only needs to be a lower bound of what an index holds:
-a crash after an index gained vectors but before its mark moved costs a repeated delta, never a
-lost memory. The catalogue, speaker counts and memory facts (graph/facts.py) are not patched from
+a crash after an index gained vectors but before its mark moved costs a repeated delta, never a lost
+memory. The catalogue, speaker counts and memory facts (graph/memory_facts.py) are not patched from
 the delta: the service drops them after any change from elsewhere and reads them again from the
 graph (its own changes it patches in place).
 """

@@ -33,20 +33,20 @@ from extraction.keys import ENTITY_TYPES
 from extraction.model import Extraction
 from extraction.protocols import TextEmbedder, TextExtractor
 from extraction.resolver import Resolution, Resolver
-from graph import ingest
+from graph import validation
 from graph.batch import batch_rows
 from graph.errors import InvalidInput, NotFound
-from graph.facts import UserFacts
 from graph.follow import catch_up
 from graph.ids import MemoryId, is_memory_id, new_memory_id
-from graph.ingest import NewMemory
 from graph.lexical import LexicalIndexes, LexicalScores
 from graph.limits import Limits
+from graph.memory_facts import UserFacts
 from graph.reconcile import ReconcileReport, sweep
 from graph.records import MAX_EVIDENCE, EntityRecord, Mark, MemoryFacts, MemoryRecord
 from graph.repeats import REPEAT_COSINE, Said, closest_repeat, said_whole
 from graph.residency import CACHE_MB, Residency, Trimmer
 from graph.store import Store
+from graph.validation import NewMemory
 from graph.vectors import VectorStore, encode_embedding
 
 log = logging.getLogger("recollect.service")
@@ -98,8 +98,8 @@ class MemoryService:
         self._catalogs: dict[str, Resolver] = {}
         self.ingested = 0  # memories written since start (for /metrics)
         self._speakers: dict[str, Counter[str]] = {}  # turns per speaker, guarded by _catalog_lock
-        # memory facts per user (graph/facts.py): held under _catalog_lock, read and changed under
-        # _facts_lock, changed only under the write lock; loaded on the background thread
+        # memory facts per user (graph/memory_facts.py): held under _catalog_lock, read and changed
+        # under _facts_lock, changed only under the write lock; loaded on the background thread
         self._facts: dict[str, UserFacts] = {}
         self._facts_lock = threading.Lock()
         self._facts_loading: set[str] = set()  # guarded by _catalog_lock
@@ -216,7 +216,7 @@ class MemoryService:
             if not keep_facts:
                 self._facts.pop(user_id, None)
 
-    # -- memory facts (graph/facts.py) --------------------------------------------------------
+    # -- memory facts (graph/memory_facts.py) ---------------------------------------------------
 
     def _held_facts(self, user_id: str) -> UserFacts | None:
         """The user's memory facts when this process holds them; else None, and they are read
@@ -320,7 +320,7 @@ class MemoryService:
 
     def remember_many(self, inputs: Sequence[NewMemory]) -> RememberResult:
         batch = list(inputs)
-        ingest.validate_batch(batch, self.limits.max_text_chars, self.limits.max_batch)
+        validation.validate_batch(batch, self.limits.max_text_chars, self.limits.max_batch)
         now = time.time()
         ids: list[MemoryId | None] = [None] * len(batch)
         created = [False] * len(batch)
@@ -402,7 +402,7 @@ class MemoryService:
         created: list[bool],
         now: float,
     ) -> None:
-        hashes = {i: ingest.content_hash(batch[i]) for i in positions}
+        hashes = {i: validation.content_hash(batch[i]) for i in positions}
         # the models run outside the write lock: concurrent batches extract and embed side by side
         fresh = self._dedupe(user_id, batch, positions, hashes, ids, created)
         if not fresh:
@@ -585,7 +585,7 @@ class MemoryService:
         return True
 
     def forget_user(self, user_id: str) -> int:
-        ingest.check_user_id(user_id)
+        validation.check_user_id(user_id)
         with self._write_lock:
             count = self._store.forget_user(user_id)
             self._vectors.drop_user(user_id)
@@ -599,7 +599,7 @@ class MemoryService:
         evidence joined) and names move into `into`, and the source is deleted. Idempotent: a
         source already merged into `into` (now its alias) is skipped; any other unknown key is
         NotFound. Each source is one atomic statement; the resolver learns the alias at once."""
-        ingest.check_user_id(user_id)
+        validation.check_user_id(user_id)
         keys = [_check_key(k, "sources") for k in sources]
         _check_key(into, "into")
         if not keys:
@@ -652,8 +652,8 @@ class MemoryService:
         return self._store.memories(user_id, ids)
 
     def memory_facts(self, user_id: str, ids: Iterable[str]) -> dict[MemoryId, MemoryFacts]:
-        """What scoring reads of each memory: from the in-process copy (graph/facts.py) when it
-        is held, else from the graph."""
+        """What scoring reads of each memory: from the in-process copy (graph/memory_facts.py) when
+        it is held, else from the graph."""
         held = self._held_facts(user_id)
         if held is None:
             return self._store.memory_facts(user_id, ids)
@@ -738,10 +738,10 @@ class MemoryService:
     ) -> tuple[list[str], int]:
         """One page of entity keys (plus one more, to tell whether a next page exists) in key
         order, and the total count; `search` matches labels and aliases case-insensitively."""
-        ingest.check_user_id(user_id)
+        validation.check_user_id(user_id)
         if entity_type is not None and entity_type not in ENTITY_TYPES:
             raise InvalidInput("type", f"is {entity_type!r}; allowed {', '.join(ENTITY_TYPES)}")
-        ingest.check_no_nul(search, "search")
+        validation.check_no_nul(search, "search")
         needle = search.strip().lower() if search and search.strip() else None
         keys = self._store.list_entity_keys(user_id, entity_type, needle, after, limit + 1)
         total = self._store.count_entities(user_id, entity_type, needle)
@@ -835,7 +835,7 @@ def _wrote(held: UserFacts, rows: Mapping[str, Any], merges: Sequence[tuple[str,
 
 
 def _check_key(key: str, field: str) -> str:
-    ingest.check_no_nul(key, field)
+    validation.check_no_nul(key, field)
     if not key.strip() or ":" not in key:
         raise InvalidInput(field, f"holds {key!r}; an entity key looks like 'person:john_doe'")
     return key
@@ -843,6 +843,6 @@ def _check_key(key: str, field: str) -> str:
 
 def _check_ids(user_id: str, memory_id: str) -> None:
     """A malformed memory id cannot name a memory: NOT_FOUND, like an unknown one."""
-    ingest.check_user_id(user_id)
+    validation.check_user_id(user_id)
     if not is_memory_id(memory_id):
         raise NotFound(f"no memory {memory_id!r} for this user")

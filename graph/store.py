@@ -423,7 +423,7 @@ class Store:
 
     def user_facts(self, user_id: str) -> list[dict[str, Any]]:
         """Every memory's facts and the turn before it in its session, in write order (the
-        service's in-process copy, graph/facts.py)."""
+        service's in-process copy, graph/memory_facts.py)."""
         return self._run("user_facts", user_id=user_id)
 
     def count_memories(self, user_id: str) -> int:

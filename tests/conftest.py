@@ -24,7 +24,7 @@ from api.runtime import Runtime, start
 from api.settings import Settings
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
-from graph.facts import UserFacts
+from graph.memory_facts import UserFacts
 from graph.service import MemoryService
 
 MODEL_FIXTURES = {"extractor", "embedder"}

@@ -27,10 +27,10 @@ from extraction.embedder import Embedder
 from extraction.extractor import Extractor
 from graph.errors import StoreUnavailable
 from graph.executor import BoltExecutor, Executor
-from graph.ingest import NewMemory
 from graph.recall.retrieval import ContextRequest, retrieve
 from graph.service import MemoryService
 from graph.store import Store
+from graph.validation import NewMemory
 from tests.conftest import embedded_only
 from tests.conversation import USER, turns
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from graph.facts import UserFacts
+from graph.memory_facts import UserFacts
 from tests.conftest import Api
 from tests.conversation import USER, turns
 from tests.documents import REMEMBER, REMEMBER_MANY

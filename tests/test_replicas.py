@@ -156,7 +156,7 @@ def test_a_memory_forgotten_through_one_is_never_returned_by_the_other(
 def test_a_pin_and_a_merge_through_one_reach_the_others_scoring(
     replicas: tuple[Replica, Replica],
 ) -> None:
-    """B holds the user's memory facts in process (graph/facts.py); a pin and a merge made
+    """B holds the user's memory facts in process (graph/memory_facts.py); a pin and a merge made
     through A change facts scoring reads, and B's next call reads them again."""
     a, b = replicas
     user = "u-facts"

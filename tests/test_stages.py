@@ -424,7 +424,7 @@ def test_a_context_call_reads_what_the_stages_ask_for(tmp_path: Path) -> None:
         "get_memories",
         "entity_cards",
     ]
-    # meanwhile the memory facts are read for the process to hold (graph/facts.py), checked
+    # meanwhile the memory facts are read for the process to hold (graph/memory_facts.py), checked
     # against the change mark around the read; the access statistics are written
     assert loaded == ["change_mark", "user_facts", "change_mark", "touch_memories"]
     # held from then on: candidates, entities' memories and neighbours cost no statement

@@ -9,8 +9,8 @@ service's reads between them.
    candidates and count as a structural match inside Similarity (graph/recall/scoring.py).
 4. Candidates: the newest `per_entity` memories of each seed and expanded entity (hubs excepted),
    ∪ BM25 top-k ∪ FAISS top-k ∪ cued evidence, each read as its facts only (time, kind, pinned,
-   entity keys): from the service's in-process copy (graph/facts.py) once it holds the user, else
-   from the graph while the message is embedded.
+   entity keys): from the service's in-process copy (graph/memory_facts.py) once it holds the
+   user, else from the graph while the message is embedded.
 5. Scoring (stages.Scorer), then each of the best `neighbour_pool` brings its session neighbours
    in and every memory adds `neighbours` × its best neighbour's score.
 6. Selection: memories not in the current session's window, episodes of other sessions.
@@ -32,7 +32,7 @@ import numpy.typing as npt
 from extraction.embedder import embedding_text
 from extraction.resolver import Resolver
 from extraction.when import event_interval
-from graph import ingest
+from graph import validation
 from graph.errors import InvalidInput
 from graph.ids import MemoryId
 from graph.lexical import LexicalScores
@@ -95,12 +95,12 @@ class ContextResult:
 
 def check_request(request: ContextRequest, limits: Limits) -> None:
     """Every argument check of a context call, for every entry point; errors name the field."""
-    ingest.check_user_id(request.user_id)
+    validation.check_user_id(request.user_id)
     if not request.message.strip():
         raise InvalidInput("message", "must not be empty")
-    ingest.check_no_nul(request.message, "message")
-    ingest.check_no_nul(request.speaker, "speaker")
-    ingest.check_no_nul(request.session_id, "sessionId")
+    validation.check_no_nul(request.message, "message")
+    validation.check_no_nul(request.speaker, "speaker")
+    validation.check_no_nul(request.session_id, "sessionId")
     if len(request.message) > limits.max_text_chars:
         raise InvalidInput(
             "message",

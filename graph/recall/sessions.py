@@ -20,12 +20,12 @@ from datetime import UTC, datetime
 
 from extraction.embedder import embedding_text
 from graph.errors import NotFound
-from graph.ingest import NewMemory, check_user_id
 from graph.recall import episodes
 from graph.recall.block import Window
 from graph.recall.config import EPISODES, EpisodeConfig, RetrievalConfig
 from graph.records import MemoryRecord
 from graph.service import MemoryService
+from graph.validation import NewMemory, check_user_id
 
 log = logging.getLogger("recollect.sessions")
 # the current session's middle: about this many words for each of `window_middle` sentences

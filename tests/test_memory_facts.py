@@ -1,14 +1,14 @@
-"""The service's in-process copy of memory facts (graph/facts.py) against the graph it copies: after
-writes in sessions, a topic that recurs (mentions added to earlier memories), merges made by hand
-and during ingest, pins, forgets and more writes, the copy answers exactly what a fresh read of the
-graph does: every memory's facts, its session neighbours, each entity's newest memories. Then the
-pure bookkeeping of the copy on its own."""
+"""The service's in-process copy of memory facts (graph/memory_facts.py) against the graph it
+copies: after writes in sessions, a topic that recurs (mentions added to earlier memories),
+merges made by hand and during ingest, pins, forgets and more writes, the copy answers exactly
+what a fresh read of the graph does: every memory's facts, its session neighbours, each entity's
+newest memories. Then the pure bookkeeping of the copy on its own."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from graph.facts import UserFacts
+from graph.memory_facts import UserFacts
 from graph.records import MemoryFacts
 from graph.service import MemoryService
 from tests.conftest import Api, held_facts

@@ -1,4 +1,4 @@
-"""Validation and normalisation of incoming memories, before anything is written.
+"""What a new memory is, and the checks every entry point applies before anything is written.
 
 Every check names the field, the value's problem and what is allowed. A batch is validated whole,
 so one bad input rejects the batch and nothing of it is written.
