@@ -49,7 +49,7 @@ class Context:
             by_user[user_id].append(key)
         found: dict[tuple[str, str], EntityRecord] = {}
         for user_id, wanted in by_user.items():
-            records = await call(self.service.entities, user_id, wanted)
+            records = await call(self.service.store.entities, user_id, wanted)
             found.update({(user_id, k): v for k, v in records.items()})
         return [found.get(k) for k in keys]
 
@@ -61,7 +61,7 @@ class Context:
         for user_id, key, limit in keys:
             groups[(user_id, limit)].append(key)
         for (user_id, limit), entity_keys in groups.items():
-            found = await call(self.service.entity_memories, user_id, entity_keys, limit)
+            found = await call(self.service.store.entity_memories, user_id, entity_keys, limit)
             for key in entity_keys:
                 out[(user_id, key, limit)] = found.get(key, [])
         return [out.get(k, []) for k in keys]

@@ -126,10 +126,10 @@ class _RuntimeCollector(Collector):
         cached = GaugeMetricFamily(
             "recollect_cached_users", "Users held in each per-user cache", labels=["cache"]
         )
-        for cache, users in rt.service.cache_sizes().items():
+        for cache, users in rt.service.caches.sizes().items():
             cached.add_metric([cache], users)
         yield cached
-        usage = rt.service.cache_usage()
+        usage = rt.service.caches.usage()
         held = GaugeMetricFamily(
             "recollect_cache_bytes",
             "What the users held in the per-user caches weighed when last used",
@@ -158,7 +158,7 @@ class _RuntimeCollector(Collector):
             "recollect_background_pending",
             "Background tasks queued or running (episodes, access statistics, index rebuilds)",
         )
-        pending.add_metric([], rt.service.background_pending)
+        pending.add_metric([], rt.service.background.pending)
         yield pending
         restarts = CounterMetricFamily(
             "recollect_engine_restarts", "Embedded engine restarts after it died"

@@ -20,10 +20,10 @@ from extraction.extractor import Extractor
 from graph.engine import EmbeddedEngine
 from graph.errors import ModelError, StoreUnavailable
 from graph.executor import BoltExecutor, Executor, FalkorExecutor
-from graph.recall.sessions import end_idle_sessions
 from graph.service import MemoryService
 from graph.store import Store
 from graph.vectors import VectorStore
+from graph.write.sessions import end_idle_sessions
 
 log = logging.getLogger("recollect.runtime")
 
@@ -63,11 +63,11 @@ class Runtime:
             "status": "ok" if engine_ok else "degraded",
             "engine": {"kind": self.engine_kind, "ok": engine_ok, "restarts": self.restarts},
             "models": {
-                "embedding": self.service.embedder.model_id,
-                "spacy": self.service.extractor.name,
+                "embedding": self.service.models.embedder.model_id,
+                "spacy": self.service.models.extractor.name,
             },
             "reconcile": self.reconcile,
-            "caches": self.service.cache_usage(),
+            "caches": self.service.caches.usage(),
         }
 
     def watch_engine(self, interval: float = 0.5) -> None:
@@ -196,7 +196,7 @@ def start(
         )
         # each user's index is reconciled on its first call; only files of gone users are swept
         # here, off the start-up path
-        service.background(service.sweep)
+        service.background.run(service.caches.sweep)
         if settings.session_idle_minutes > 0:
             gap = settings.session_idle_minutes * 60.0
 

@@ -268,7 +268,7 @@ def service(url: str | None) -> Iterator[tuple[Client, Callable[[list[str]], np.
                     client.post("/graphql", json={"query": query, "variables": variables}).json()
                 )
 
-            yield Client(post), baseline_embed(runtime.service.embedder), runtime
+            yield Client(post), baseline_embed(runtime.service.models.embedder), runtime
 
 
 def baseline_embed(service_embedder: Any) -> Callable[[list[str]], np.ndarray]:

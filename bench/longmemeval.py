@@ -56,7 +56,11 @@ RETRIEVAL_ONLY = {
     "stages.py",
     "tense.py",
     "export.py",
-    "facts.py",  # the in-process copy of what was written: never changes what is stored
+    "lookup.py",
+    "candidates.py",
+    "request.py",
+    "window.py",
+    "memory_facts.py",  # the in-process copy of what was written: never changes what is stored
 }
 MAX_CHARS = 20_000
 DEPTH = 10
@@ -285,9 +289,9 @@ def main() -> None:
     with TestClient(create_app(settings)) as http:
         runtime = http.app.state.runtime  # type: ignore[attr-defined]
         # the baseline's corpus vectors: the model as configured, cached per model and length
-        model = f"{runtime.service.embedder.model_id}@{MODEL_TOKENS}"
-        same = runtime.service.embedder.max_tokens == MODEL_TOKENS
-        embed_baseline = baseline_embed(runtime.service.embedder)
+        model = f"{runtime.service.models.embedder.model_id}@{MODEL_TOKENS}"
+        same = runtime.service.models.embedder.max_tokens == MODEL_TOKENS
+        embed_baseline = baseline_embed(runtime.service.models.embedder)
         client = Client(
             lambda q, v: dict(http.post("/graphql", json={"query": q, "variables": v}).json())
         )

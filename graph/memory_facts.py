@@ -25,6 +25,7 @@ from typing import Any
 
 from graph.ids import MemoryId
 from graph.records import MemoryFacts
+from graph.write.rows import BatchRows
 
 # bytes one memory's entry weighs (facts record, its key tuples, the session links, its places in
 # the entity lists), for the cache budget (graph/residency.py): 865 measured with tracemalloc on
@@ -87,27 +88,28 @@ class UserFacts:
 
     # -- the service's own changes ------------------------------------------------------------
 
-    def wrote(self, rows: Mapping[str, Sequence[Mapping[str, Any]]]) -> None:
-        """A batch written by cypher/write_memories.cypher (graph/batch.py's rows): its memories,
+    def wrote(self, rows: BatchRows) -> None:
+        """A batch written by cypher/write_memories.cypher (graph/write/rows.py): its memories,
         their mentions and those it added to earlier memories (a candidate topic that recurs),
         and its NEXT links."""
         keys: dict[str, list[str]] = {}
         speaking: dict[str, list[str]] = {}
-        for mention in rows["mentions"]:
-            memory_id, key = str(mention["memory_id"]), str(mention["key"])
-            keys.setdefault(memory_id, []).append(key)
-            if mention.get("as_speaker"):
-                speaking.setdefault(memory_id, []).append(key)
-        for row in rows["memories"]:
-            memory_id = str(row["id"])
+        for mention in rows.mentions:
+            keys.setdefault(mention.memory_id, []).append(mention.key)
+            if mention.as_speaker:
+                speaking.setdefault(mention.memory_id, []).append(mention.key)
+        for row in rows.memories:
             self._put(
-                MemoryFacts.from_row(
-                    {
-                        **row,
-                        "entity_keys": keys.pop(memory_id, []),
-                        "speaker_keys": speaking.pop(memory_id, []),
-                        "kind": row.get("kind") or "turn",
-                    }
+                MemoryFacts(
+                    id=MemoryId(row.id),
+                    occurred_at=float(row.occurred_at),
+                    kind=row.kind or "turn",
+                    pinned=bool(row.pinned),
+                    external_id=row.external_id,
+                    entity_keys=tuple(keys.pop(row.id, [])),
+                    event_start=row.event_start,
+                    event_end=row.event_end,
+                    speaker_keys=tuple(speaking.pop(row.id, [])),
                 )
             )
         for memory_id, added in keys.items():  # earlier memories now mentioning a topic
@@ -118,8 +120,8 @@ class UserFacts:
             self._facts[memory_id] = replace(known, entity_keys=(*known.entity_keys, *fresh))
             for key in fresh:
                 self._place(key, memory_id)
-        for link in rows["next"]:
-            self._link(str(link["from"]), str(link["to"]))
+        for link in rows.next:
+            self._link(link.before, link.after)
 
     def merged(self, source: str, target: str) -> None:
         """cypher/merge_entities.cypher: every memory mentioning `source` mentions `target`

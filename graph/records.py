@@ -167,3 +167,54 @@ class ChangeLog:
     mark: Mark
     trimmed: int
     removed: tuple[tuple[int, str], ...]
+
+
+@dataclass(frozen=True)
+class ExistingMemory:
+    """A memory found by the idempotency look-up (its externalId or content hash)."""
+
+    id: MemoryId
+    external_id: str | None
+    content_hash: str | None
+
+
+@dataclass(frozen=True)
+class SessionRecord:
+    """One session as the window and the user line read it."""
+
+    id: str
+    last_turn_at: float | None = None
+    started_at: float | None = None
+    turn_count: int = 0
+    ended: bool = False
+    # the window's summary of the middle turns, and the turn count it was made for
+    window_summary: tuple[str, ...] | None = None
+    window_upto: int | None = None
+    episode_id: str | None = None  # the episode written when it ended
+    # what the episode found (graph/recall/episodes.py ProfileHints): its topics, expertise
+    # shown, topics returned to and topics declined
+    topics: tuple[str, ...] = ()
+    expertise: tuple[str, ...] = ()
+    returning_topics: tuple[str, ...] = ()
+    declined_topics: tuple[str, ...] = ()
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> SessionRecord:
+        summary = row.get("window_summary")
+        upto = row.get("window_upto")
+        last = row.get("last_turn_at")
+        started = row.get("started_at")
+        return cls(
+            id=str(row["id"]),
+            last_turn_at=float(last) if last is not None else None,
+            started_at=float(started) if started is not None else None,
+            turn_count=int(row.get("turn_count") or 0),
+            ended=bool(row.get("ended")),
+            window_summary=tuple(summary) if summary is not None else None,
+            window_upto=int(upto) if upto is not None else None,
+            episode_id=row.get("episode_id"),
+            topics=tuple(row.get("topics") or ()),
+            expertise=tuple(row.get("expertise") or ()),
+            returning_topics=tuple(row.get("returning_topics") or ()),
+            declined_topics=tuple(row.get("declined_topics") or ()),
+        )

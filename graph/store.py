@@ -20,13 +20,16 @@ from graph.records import (
     MAX_EVIDENCE,
     ChangeLog,
     EntityRecord,
+    ExistingMemory,
     Mark,
     MemoryFacts,
     MemoryRecord,
     RelationRecord,
+    SessionRecord,
 )
 from graph.tally import count_statement
 from graph.vocabulary import SINGLE_VALUED, SINGLE_VALUED_TYPES
+from graph.write.rows import BatchRows
 
 STATEMENTS = {
     "write_memories",
@@ -93,36 +96,16 @@ class Store:
 
     # -- writes -------------------------------------------------------------------------------
 
-    def write_batch(
-        self,
-        user_id: str,
-        memories: list[dict[str, Any]],
-        entities: list[dict[str, Any]],
-        mentions: list[dict[str, Any]],
-        relations: list[dict[str, Any]],
-        next: list[dict[str, Any]],
-        sessions: list[dict[str, Any]],
-        in_session: list[dict[str, Any]],
-        single_valued_sources: list[str],
-        repeated: list[dict[str, Any]],
-    ) -> Mark:
+    def write_batch(self, user_id: str, rows: BatchRows) -> Mark:
         """Writes one batch atomically; returns the change it made (graph/follow.py)."""
-        rows = self._run(
+        found = self._run(
             "write_memories",
             user_id=user_id,
             epoch=uuid4().hex,
-            memories=memories,
-            entities=entities,
-            mentions=mentions,
-            relations=relations,
-            next=next,
-            sessions=sessions,
-            in_session=in_session,
-            single_valued_sources=single_valued_sources,
-            repeated=repeated,
+            **rows.params(),
             **_SINGLE_VALUED,
         )
-        return Mark.from_row(rows[0] if rows else None)
+        return Mark.from_row(found[0] if found else None)
 
     def forget(self, user_id: str, memory_id: str) -> Mark | None:
         """Forgets one memory; the change it made, or None when there was no such memory."""
@@ -155,13 +138,17 @@ class Store:
 
     def find_existing(
         self, user_id: str, external_ids: list[str], content_hashes: list[str]
-    ) -> list[dict[str, Any]]:
-        return self._run(
+    ) -> list[ExistingMemory]:
+        rows = self._run(
             "find_existing_memories",
             user_id=user_id,
             external_ids=external_ids,
             content_hashes=content_hashes,
         )
+        return [
+            ExistingMemory(MemoryId(r["id"]), r.get("external_id"), r.get("content_hash"))
+            for r in rows
+        ]
 
     def memories(self, user_id: str, ids: Iterable[str]) -> dict[MemoryId, MemoryRecord]:
         wanted = list(dict.fromkeys(ids))
@@ -323,6 +310,14 @@ class Store:
         rows = self._run("entity_memories", user_id=user_id, keys=wanted, limit=limit)
         return {row["key"]: [MemoryId(i) for i in row["ids"]] for row in rows}
 
+    def entity_memories(
+        self, user_id: str, keys: Sequence[str], limit: int
+    ) -> dict[str, list[MemoryRecord]]:
+        """The newest `limit` memories mentioning each entity."""
+        ids = self.entity_memory_ids(user_id, keys, limit)
+        records = self.memories(user_id, [i for v in ids.values() for i in v])
+        return {key: [records[i] for i in ids.get(key, []) if i in records] for key in keys}
+
     def memories_in_time(
         self, user_id: str, start: float, end: float, limit: int
     ) -> list[MemoryId]:
@@ -354,13 +349,19 @@ class Store:
 
     # -- sessions -----------------------------------------------------------------------------
 
-    def session(self, user_id: str, session_id: str) -> dict[str, Any] | None:
+    def session(self, user_id: str, session_id: str) -> SessionRecord | None:
         rows = self._run("get_session", user_id=user_id, session_id=session_id)
-        return rows[0] if rows else None
+        return SessionRecord.from_row(rows[0]) if rows else None
 
     def session_turn_ids(self, user_id: str, session_id: str) -> list[str]:
         rows = self._run("session_turns", user_id=user_id, session_id=session_id)
         return [row["id"] for row in rows]
+
+    def session_turns(self, user_id: str, session_id: str) -> list[MemoryRecord]:
+        """The session's turns in order (the NEXT chain)."""
+        ids = self.session_turn_ids(user_id, session_id)
+        records = self.memories(user_id, ids)
+        return [records[MemoryId(i)] for i in ids if MemoryId(i) in records]
 
     def idle_sessions(self, user_id: str, before: float) -> list[str]:
         rows = self._run("idle_sessions", user_id=user_id, before=before)
@@ -405,9 +406,10 @@ class Store:
             upto=upto,
         )
 
-    def last_session(self, user_id: str, exclude: str | None) -> dict[str, Any] | None:
+    def last_session(self, user_id: str, exclude: str | None) -> SessionRecord | None:
+        """The user's most recent session other than `exclude`."""
         rows = self._run("last_session", user_id=user_id, exclude=exclude)
-        return rows[0] if rows else None
+        return SessionRecord.from_row(rows[0]) if rows else None
 
     def speaker_turns(self, user_id: str) -> dict[str, int]:
         rows = self._run("speaker_turns", user_id=user_id)

@@ -11,12 +11,18 @@ import math
 import unicodedata
 from dataclasses import dataclass
 
-from graph.errors import InvalidInput
+from graph.errors import InvalidInput, NotFound
+from graph.ids import is_memory_id
+from graph.limits import check_range
 
 CATEGORIES = ("PERSON", "PLACE", "EVENT", "PREFERENCE", "BIOGRAPHY")
 FACT_TYPES = ("fact", "preference", "relationship", "friction", "habit")
 MAX_ID_CHARS = 256
 MAX_SPEAKER_CHARS = 200
+# how much a memory matters: 0 trivia, 1 the default, 3 vital (its relations count as strong)
+MIN_IMPORTANCE = 0
+MAX_IMPORTANCE = 3
+DEFAULT_IMPORTANCE = 1
 
 
 @dataclass(frozen=True)
@@ -91,8 +97,8 @@ def validate(memory: NewMemory, max_text_chars: int, prefix: str = "") -> NewMem
     _optional_text(memory.speaker, f"{prefix}speaker", MAX_SPEAKER_CHARS)
     _optional_text(memory.session_id, f"{prefix}sessionId", MAX_ID_CHARS)
     _optional_text(memory.external_id, f"{prefix}externalId", MAX_ID_CHARS)
-    if memory.importance is not None and not 0 <= memory.importance <= 3:
-        raise InvalidInput(f"{prefix}importance", f"is {memory.importance}; allowed 0 to 3")
+    if memory.importance is not None:
+        check_range(memory.importance, f"{prefix}importance", MIN_IMPORTANCE, MAX_IMPORTANCE)
     if memory.category is not None and memory.category not in CATEGORIES:
         raise InvalidInput(
             f"{prefix}category", f"is {memory.category!r}; allowed {', '.join(CATEGORIES)}"
@@ -113,3 +119,18 @@ def validate_batch(memories: list[NewMemory], max_text_chars: int, max_batch: in
         raise InvalidInput("inputs", f"holds {len(memories)} memories; at most {max_batch} allowed")
     for i, memory in enumerate(memories):
         validate(memory, max_text_chars, prefix=f"inputs[{i}]." if len(memories) > 1 else "")
+
+
+def check_entity_key(key: str, field: str) -> str:
+    """An entity key looks like `person:john_doe`; anything else names no entity."""
+    check_no_nul(key, field)
+    if not key.strip() or ":" not in key:
+        raise InvalidInput(field, f"holds {key!r}; an entity key looks like 'person:john_doe'")
+    return key
+
+
+def check_memory_id(user_id: str, memory_id: str) -> None:
+    """A malformed memory id cannot name a memory: NOT_FOUND, like an unknown one."""
+    check_user_id(user_id)
+    if not is_memory_id(memory_id):
+        raise NotFound(f"no memory {memory_id!r} for this user")

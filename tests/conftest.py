@@ -134,9 +134,9 @@ def remembered(api: Api) -> list[dict[str, Any]]:
 def held_facts(service: MemoryService, user_id: str) -> UserFacts:
     """The user's copy once the service holds it: it is read on the background thread after the
     first use, once the caches stand at the graph's change mark."""
-    service.follow(user_id)
-    if service._held_facts(user_id) is None:
+    service.caches.follow(user_id)
+    if service.caches._held_facts(user_id) is None:
         service.drain()
-    held = service._held_facts(user_id)
+    held = service.caches._held_facts(user_id)
     assert held is not None
     return held

@@ -191,7 +191,7 @@ def test_context_over_bolt_reads_matches_native(
     native = runtime.service
     router = _ReadsOverBolt(runtime.executor, bolt)
     over_bolt = MemoryService(
-        Store(router), runtime.vectors, extractor, embedder, native.limits, native.flush_seconds
+        Store(router), runtime.vectors, extractor, embedder, native.limits, 5.0
     )
     try:
         as_of = time.time()

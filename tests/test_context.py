@@ -6,6 +6,7 @@ from graph.recall.block import (
     EPISODES_HEADER,
     MEMORIES_HEADER,
     WINDOW_HEADER,
+    BlockParts,
     Ranked,
     Window,
     compose,
@@ -48,7 +49,7 @@ CARD2 = EntityRecord("place:boston", "place", "Boston", (), 1, None, None)
 LABELS = {"person:alice": "Alice", "person:mary": "Mary"}
 
 
-def _parts() -> dict[str, object]:
+def _parts() -> BlockParts:
     memories = [
         Ranked(_memory(i, f"memory number {i} " + "word " * 8), 1.0 - i / 10) for i in range(4)
     ]
@@ -60,7 +61,15 @@ def _parts() -> dict[str, object]:
         middle=["Alice: oldest middle sentence.", "Ben: newer middle sentence."],
         last=[_memory(22, "Shall we meet?"), _memory(23, "Yes, Sunday."), _memory(24, "Great.")],
     )
-    return {"cards": [CARD, CARD2], "memories": memories, "episodes": episodes, "window": window}
+    return BlockParts(
+        TIME,
+        USER,
+        cards=[CARD, CARD2],
+        memories=memories,
+        episodes=episodes,
+        window=window,
+        labels=LABELS,
+    )
 
 
 def test_count_tokens_counts_words_and_symbols() -> None:
@@ -68,7 +77,7 @@ def test_count_tokens_counts_words_and_symbols() -> None:
 
 
 def test_compose_has_every_section_in_order() -> None:
-    block = compose(TIME, USER, labels=LABELS, budget=None, relations_shown=4, **_parts())  # type: ignore[arg-type]
+    block = compose(_parts(), budget=None)
     text = block.text
     assert text.startswith(f"{TIME}\n{USER}")
     positions = [
@@ -81,11 +90,11 @@ def test_compose_has_every_section_in_order() -> None:
 
 
 def test_budget_prunes_in_the_documented_order_and_is_never_exceeded() -> None:
-    full = compose(TIME, USER, labels=LABELS, budget=None, relations_shown=4, **_parts())  # type: ignore[arg-type]
+    full = compose(_parts(), budget=None)
     floor = minimum_tokens(TIME, USER)
     previous: list[str] = []
     for budget in range(full.tokens, floor - 1, -3):
-        block = compose(TIME, USER, labels=LABELS, budget=budget, relations_shown=4, **_parts())  # type: ignore[arg-type]
+        block = compose(_parts(), budget=budget)
         assert block.tokens <= budget
         assert block.text.startswith(f"{TIME}\n{USER}")
         # a smaller budget prunes what a larger one did, and then more
@@ -106,6 +115,6 @@ def test_budget_prunes_in_the_documented_order_and_is_never_exceeded() -> None:
 
 def test_minimum_budget_keeps_only_the_time_and_user_lines() -> None:
     floor = minimum_tokens(TIME, USER)
-    block = compose(TIME, USER, labels=LABELS, budget=floor, relations_shown=4, **_parts())  # type: ignore[arg-type]
+    block = compose(_parts(), budget=floor)
     assert block.text == f"{TIME}\n{USER}"
     assert block.tokens == floor

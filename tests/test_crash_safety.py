@@ -74,7 +74,7 @@ def _verify(
         # all or nothing: every batch in the graph is complete, so the count is a multiple
         assert len(graph_ids) % BATCH == 0, "a batch was half-written"
         assert len(graph_ids) >= BATCH * len(acknowledged)
-        runtime.service.follow(USER)  # the user's first call reconciles its index
+        runtime.service.caches.follow(USER)  # the user's first call reconciles its index
         assert runtime.vectors.ids(USER) == graph_ids
         from graph.recall.retrieval import ContextRequest, retrieve
 

@@ -11,8 +11,9 @@ import pytest
 from extraction.extractor import Extractor
 from extraction.voice import third_singular
 from graph.ids import MemoryId
-from graph.recall import episodes, sessions
+from graph.recall import episodes
 from graph.records import MemoryRecord
+from graph.write import sessions
 
 NAMES = ["Caroline", "Melanie"]
 

@@ -113,10 +113,10 @@ def test_a_question_that_names_a_time_finds_what_happened_then(api: Api) -> None
     # it that name no time (the fence, said on 10 June) — not those said then of another time
     service = api.runtime.service
     june = (_ts("2023-06-01T00:00:00Z"), _ts("2023-06-15T00:00:00Z"))
-    assert service.memories_in_time(user, june, 10) == [ids[3], ids[2]]
+    assert service.store.memories_in_time(user, *june, 10) == [ids[3], ids[2]]
     may = (_ts("2023-05-13T00:00:00Z"), _ts("2023-05-15T00:00:00Z"))
-    assert service.memories_in_time(user, may, 10) == [ids[0]]
-    assert service.memories_in_time(user, june, 1) == [ids[3]]
+    assert service.store.memories_in_time(user, *may, 10) == [ids[0]]
+    assert service.store.memories_in_time(user, *june, 1) == [ids[3]]
 
 
 def test_a_date_followed_by_of_names_no_time(extractor: Extractor) -> None:

@@ -73,7 +73,7 @@ def test_one_bad_input_rejects_the_whole_batch(api: Api, remembered: list[dict[s
 
 def _links(api: Api, ids: list[str]) -> dict[str, tuple[str | None, str | None]]:
     """Session links as scoring reads them (the service's copy), which must equal the graph's."""
-    held = api.runtime.service.turn_neighbours(USER, ids)[0]
+    held = api.runtime.service.caches.turn_neighbours(USER, ids)[0]
     assert held == UserFacts.load(api.runtime.store.user_facts(USER)).neighbours(ids)[0]
     return held
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from graph.recall.stages import time_lifts
+from graph.recall.stages import Evidence, time_lifts
 from graph.recall.tense import Focus, focus
 from tests.conftest import Api
 from tests.documents import REMEMBER_MANY
@@ -142,11 +142,14 @@ def test_the_time_a_question_asks_about(message: str, expected: Focus | None) ->
 
 
 def test_time_lifts_prefer_the_value_of_the_time_asked_about() -> None:
+    def row(rel_type: str, valid_to: float | None, *ids: str) -> Evidence:
+        return Evidence("p:a", rel_type, "x", "p:a", 1, 0, valid_to, ids)
+
     rows = [
-        {"src": "p:a", "type": "LIVES_IN", "valid_to": 5.0, "evidence": ["old"]},
-        {"src": "p:a", "type": "MOVED_TO", "valid_to": None, "evidence": ["new", "both"]},
-        {"src": "p:a", "type": "LIVES_IN", "valid_to": 9.0, "evidence": ["both"]},
-        {"src": "p:a", "type": "LIKES", "valid_to": None, "evidence": ["hobby"]},
+        row("LIVES_IN", 5.0, "old"),
+        row("MOVED_TO", None, "new", "both"),
+        row("LIVES_IN", 9.0, "both"),
+        row("LIKES", None, "hobby"),
     ]
     lifts = {"old": 0.1, "new": 0.1, "hobby": 0.1}
     assert time_lifts(rows, lifts, None, 0.5, 0.3) == lifts

@@ -11,6 +11,7 @@ from typing import Any
 from graph.memory_facts import UserFacts
 from graph.records import MemoryFacts
 from graph.service import MemoryService
+from graph.write.rows import BatchRows, MemoryRow, MentionRow, NextRow
 from tests.conftest import Api, held_facts
 from tests.documents import REMEMBER_MANY
 
@@ -31,7 +32,9 @@ def _say(api: Api, session: str, *turns: tuple[str, str], user: str = USER) -> l
 
 
 def _ms(value: float | None) -> float | None:
-    return None if value is None else round(value, 3)
+    """To the millisecond, after the 15 significant digits FalkorDB returns (rounding the exact
+    value straight to milliseconds can fall on the other side of a half)."""
+    return None if value is None else round(float(f"{value:.15g}"), 3)
 
 
 def _plain(facts: MemoryFacts) -> tuple[Any, ...]:
@@ -60,11 +63,11 @@ def _state(held: UserFacts, ids: list[str], keys: set[str]) -> dict[str, Any]:
 
 def _agrees_with_graph(service: MemoryService, user: str = USER) -> dict[str, Any]:
     """Asserts the service's copy equals a fresh read of the graph; returns that read."""
-    rows = service._store.user_facts(user)
+    rows = service.store.user_facts(user)
     fresh = UserFacts.load(rows)
     ids = [r["id"] for r in rows]
     keys = {k for r in rows for k in r["entity_keys"]}
-    held = service._held_facts(user)
+    held = service.caches._held_facts(user)
     assert held is not None
     expected = _state(fresh, ids, keys)
     assert _state(held, ids, keys) == expected
@@ -97,7 +100,7 @@ def test_the_copy_follows_writes_merges_pins_and_forgets(api: Api) -> None:
     assert "person:jo" not in state["newest"]
     assert first[0] in state["newest"]["person:joanna_reyes"]
     api.ok(PIN, user=USER, id=first[2], p=True)
-    assert service.memory_facts(USER, [first[2]])[first[2]].pinned  # type: ignore[index]
+    assert service.caches.memory_facts(USER, [first[2]])[first[2]].pinned  # type: ignore[index]
     api.ok(FORGET, user=USER, id=first[1])
     state = _agrees_with_graph(service)
     assert state["links"][first[0]] == (None, first[2])  # the gap closed
@@ -106,32 +109,75 @@ def test_the_copy_follows_writes_merges_pins_and_forgets(api: Api) -> None:
     state = _agrees_with_graph(service)
     orchestra = [k for k in state["newest"] if "orchestra" in k]
     assert orchestra and first[2] in state["newest"][orchestra[0]]
-    assert service._held_facts(USER) is copy  # all patched in place, never read again
+    assert service.caches._held_facts(USER) is copy  # all patched in place, never read again
 
 
 def test_a_user_ingested_through_the_service_is_held_from_its_first_write(api: Api) -> None:
     """No read of the graph: a new user's copy starts empty and its writes fill it, batch after
     batch, without the caches being reloaded in between."""
     service, user = api.runtime.service, "facts-new-user"
-    reloads = service.reconciled.reloads
+    reloads = service.caches.reconciled.reloads
     _say(api, "n1", ("Dana", "I bought a kayak in May."), user=user)
-    copy = service._held_facts(user)
+    copy = service.caches._held_facts(user)
     assert copy is not None and len(copy) == 1
     _say(api, "n1", ("Dana", "The kayak is green."), ("Sam", "Nice kayak!"), user=user)
-    assert service._held_facts(user) is copy and len(copy) == 3
-    assert service.reconciled.reloads == reloads + 1  # the first call's look at the empty user
+    assert service.caches._held_facts(user) is copy and len(copy) == 3
+    # the first call's look at the empty user
+    assert service.caches.reconciled.reloads == reloads + 1
     _agrees_with_graph(service, user)
+
+
+def _memory(memory_id: str, occurred_at: float) -> MemoryRow:
+    return MemoryRow(
+        id=memory_id,
+        text="",
+        caption="",
+        speaker=None,
+        session_id=None,
+        occurred_at=occurred_at,
+        event_start=None,
+        event_end=None,
+        created_at=occurred_at,
+        external_id=None,
+        content_hash="",
+        importance=1,
+        pinned=False,
+        category=None,
+        fact_type=None,
+        kind="turn",
+        vector_id=0,
+        embedding="",
+        embedding_model="",
+        topic_candidates=None,
+        repeat_of=None,
+    )
+
+
+def _rows(
+    memories: list[MemoryRow], mentions: list[MentionRow], links: tuple[NextRow, ...] = ()
+) -> BatchRows:
+    return BatchRows(
+        memories=tuple(memories),
+        entities=(),
+        mentions=tuple(mentions),
+        relations=(),
+        next=links,
+        sessions=(),
+        in_session=(),
+        repeated=(),
+        single_valued_sources=(),
+    )
 
 
 def test_the_newest_memories_of_an_entity_come_newest_first_ties_by_write_order() -> None:
     held = UserFacts()
     memories = [
-        {"id": "a", "occurred_at": 5.0, "pinned": False},
-        {"id": "b", "occurred_at": 1.0, "pinned": False},  # said earlier, written later
-        {"id": "c", "occurred_at": 5.0, "pinned": False},  # same time as a, written after it
+        _memory("a", 5.0),
+        _memory("b", 1.0),  # said earlier, written later
+        _memory("c", 5.0),  # same time as a, written after it
     ]
-    mentions = [{"memory_id": m["id"], "key": "topic:oboe", "as_speaker": False} for m in memories]
-    held.wrote({"memories": memories, "mentions": mentions, "next": []})
+    mentions = [MentionRow(m.id, "topic:oboe", False) for m in memories]
+    held.wrote(_rows(memories, mentions))
     assert held.newest(["topic:oboe"], 2) == {"topic:oboe": ["c", "a"]}
     assert held.newest(["topic:oboe", "topic:none"], 5) == {"topic:oboe": ["c", "a", "b"]}
 
@@ -139,18 +185,15 @@ def test_the_newest_memories_of_an_entity_come_newest_first_ties_by_write_order(
 def test_a_merge_keeps_one_mention_and_the_speaker_of_a_new_one() -> None:
     held = UserFacts()
     held.wrote(
-        {
-            "memories": [
-                {"id": "a", "occurred_at": 1.0, "pinned": False},
-                {"id": "b", "occurred_at": 2.0, "pinned": False},
+        _rows(
+            [_memory("a", 1.0), _memory("b", 2.0)],
+            [
+                MentionRow("a", "person:jo", True),
+                MentionRow("b", "person:jo", False),
+                MentionRow("b", "person:joanna", False),
             ],
-            "mentions": [
-                {"memory_id": "a", "key": "person:jo", "as_speaker": True},
-                {"memory_id": "b", "key": "person:jo", "as_speaker": False},
-                {"memory_id": "b", "key": "person:joanna", "as_speaker": False},
-            ],
-            "next": [{"from": "a", "to": "b"}],
-        }
+            (NextRow("a", "b"),),
+        )
     )
     held.merged("person:jo", "person:joanna")
     facts = held.facts(["a", "b"])

@@ -58,8 +58,8 @@ def test_background_pending_counts_queued_work_until_it_is_done(api: Api) -> Non
     service = api.runtime.service
     service.drain()
     release = threading.Event()
-    service.background(release.wait, 30)
-    service.background(lambda: None)
+    service.background.run(release.wait, 30)
+    service.background.run(lambda: None)
     assert _samples(api)[("recollect_background_pending", ())] == 2
     release.set()
     service.drain()

@@ -122,13 +122,13 @@ def test_a_write_through_one_is_answered_by_the_other(replicas: tuple[Replica, R
     # B's own indexes hold it (not only the graph): FAISS found it, and BM25 scores its words
     service = b.api.runtime.service
     assert memory_id in {
-        str(i) for i, _ in service.search_vectors("u-write", _vector(b, "cello"), 5)
+        str(i) for i, _ in service.caches.vectors.search("u-write", _vector(b, "cello"), 5)
     }
-    assert service.lexical_scores("u-write", "cello").top(3)[0] == memory_id
+    assert service.caches.lexical.get("u-write").scores("cello").top(3)[0] == memory_id
     # the entity catalogue follows too: B knows every entity A's writes made
     in_graph = {e.key for e in b.api.runtime.store.catalog("u-write")}
     assert any("cello" in key for key in in_graph)
-    assert set(service.catalog("u-write").entities) == in_graph
+    assert set(service.caches.catalog("u-write").entities) == in_graph
 
 
 def test_a_memory_forgotten_through_one_is_never_returned_by_the_other(
@@ -147,9 +147,10 @@ def test_a_memory_forgotten_through_one_is_never_returned_by_the_other(
         assert secret not in b.answer("u-forget", message)
     service = b.api.runtime.service
     assert secret not in {
-        str(i) for i, _ in service.search_vectors("u-forget", _vector(b, "locker code 4417"), 10)
+        str(i)
+        for i, _ in service.caches.vectors.search("u-forget", _vector(b, "locker code 4417"), 10)
     }
-    assert secret not in service.lexical_scores("u-forget", "locker 4417").top(10)
+    assert secret not in service.caches.lexical.get("u-forget").scores("locker 4417").top(10)
     assert b.api.runtime.reconcile["deltas"] >= 1  # applied as a delta, not a reload
 
 
@@ -164,18 +165,17 @@ def test_a_pin_and_a_merge_through_one_reach_the_others_scoring(
     b.answer(user, "Where does Jo live?")
     service = b.api.runtime.service
     copy = held_facts(service, user)
-    held = service.memory_facts(user, [first])[first]  # type: ignore[index]
+    held = service.caches.memory_facts(user, [first])[first]  # type: ignore[index]
     assert not held.pinned and "person:jo" in held.entity_keys
     a.ok(PIN, user=user, id=first, pinned=True)
     a.ok(MERGE, user=user, sources=["person:jo"], into="person:joanna_reyes")
     b.answer(user, "Where does Jo live?")
     assert held_facts(service, user) is not copy  # dropped at the change, read again
-    held = service.memory_facts(user, [first])[first]  # type: ignore[index]
+    held = service.caches.memory_facts(user, [first])[first]  # type: ignore[index]
     assert held.pinned
     assert "person:joanna_reyes" in held.entity_keys and "person:jo" not in held.entity_keys
-    assert (
-        first in service.entity_memory_ids(user, ["person:joanna_reyes"], 5)["person:joanna_reyes"]
-    )
+    newest = service.caches.entity_memory_ids(user, ["person:joanna_reyes"], 5)
+    assert first in newest["person:joanna_reyes"]
 
 
 def test_forget_user_through_one_empties_the_others_answers(
@@ -187,7 +187,7 @@ def test_forget_user_through_one_empties_the_others_answers(
     assert a.ok(FORGET_USER, user="u-gone") == {"forgetUser": 2}
     assert b.answer("u-gone", "Where do I work?") == {}
     assert b.answer("u-gone", "bakery Leeds rugby Sam") == {}
-    assert b.api.runtime.service.catalog("u-gone").entities == {}
+    assert b.api.runtime.service.caches.catalog("u-gone").entities == {}
     # the user can start again, through either replica
     [again] = b.remember("u-gone", "I moved to York.")
     assert list(a.answer("u-gone", "Where did I move?")) == [again]
@@ -228,7 +228,7 @@ def test_concurrent_writes_through_both_lose_nothing(replicas: tuple[Replica, Re
     assert len(turns) == 40
     for replica in (a, b):
         service = replica.api.runtime.service
-        service.follow("u-both")
+        service.caches.follow("u-both")
         assert set(acknowledged) <= {str(i) for i in replica.api.runtime.vectors.ids("u-both")}
         marks = replica.api.runtime.vectors.mark("u-both")
         assert marks == store.change_mark("u-both")
@@ -275,7 +275,7 @@ def test_an_ingest_process_writing_to_the_server_is_seen_by_a_running_replica(
 
 
 def _vector(replica: Replica, text: str) -> Any:
-    return replica.api.runtime.service.embed([text])[0]
+    return replica.api.runtime.service.models.embedder.embed([text])[0]
 
 
 def test_another_namespace_on_the_server_sees_nothing_of_these_users(
@@ -293,12 +293,12 @@ def test_another_namespace_on_the_server_sees_nothing_of_these_users(
     try:
         theirs = Replica(other)
         assert theirs.answer("u-ns", "Where is my allotment plot?") == {}
-        assert "u-ns" not in other.runtime.service.users()
+        assert "u-ns" not in other.runtime.service.store.users()
         [own] = theirs.remember("u-ns", "My allotment is plot 40 on the hill.")
         assert list(theirs.answer("u-ns", "Where is my allotment plot?")) == [own]
         # and the first namespace's user is untouched by the second's
         assert own not in a.answer("u-ns", "Where is my allotment plot?")
         assert ours in a.answer("u-ns", "Where is my allotment plot?")
-        assert "u-ns" in a.api.runtime.service.users()
+        assert "u-ns" in a.api.runtime.service.store.users()
     finally:
         close_api(other)

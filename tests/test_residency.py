@@ -132,33 +132,33 @@ def _ask(api: Api, i: int) -> list[str]:
 
 def test_users_over_budget_are_evicted_and_answer_as_before(small: Api) -> None:
     service, vectors = small.runtime.service, small.runtime.vectors
-    budget = service.cache_usage()["budget_bytes"]
+    budget = service.caches.usage()["budget_bytes"]
     first: dict[int, list[str]] = {}
     for i in range(len(USERS)):
         small.ok(REMEMBER_MANY, inputs=_history(i))
         first[i] = _ask(small, i)
-        usage = service.cache_usage()
+        usage = service.caches.usage()
         assert usage["bytes"] <= budget
         # what is resident is what the books hold: evicted users left FAISS, BM25 and catalogue
-        assert vectors.resident() <= service._residency.held() | {USERS[i]}
-        assert service._lexical.resident() <= service._residency.held() | {USERS[i]}
-    usage = service.cache_usage()
+        assert vectors.resident() <= service.caches.held() | {USERS[i]}
+        assert service.caches.lexical.resident() <= service.caches.held() | {USERS[i]}
+    usage = service.caches.usage()
     assert usage["evictions"] > 0 and usage["users"] < len(USERS)
-    evicted = [i for i in range(len(USERS)) if USERS[i] not in service._residency.held()]
+    evicted = [i for i in range(len(USERS)) if USERS[i] not in service.caches.held()]
     assert evicted and 0 in evicted
     reloads = small.runtime.reconcile["reloads"]
     for i in evicted:
         assert _ask(small, i) == first[i]
     # the index came back from its file, at the graph's mark: nothing reconciled, no model ran
     assert small.runtime.reconcile["reloads"] == reloads
-    assert service.cache_usage()["bytes"] <= budget
+    assert service.caches.usage()["bytes"] <= budget
 
 
 def test_eviction_keeps_writes_of_the_evicted_user(small: Api) -> None:
     service = small.runtime.service
     for i in range(len(USERS)):  # touch everyone, so that u0 is evicted again
         _ask(small, i)
-    assert "u0" not in service._residency.held()
+    assert "u0" not in service.caches.held()
     made = small.ok(
         REMEMBER_MANY, inputs=[{"userId": "u0", "text": "Biscuit learned to open the fridge."}]
     )["rememberMany"]
@@ -167,12 +167,12 @@ def test_eviction_keeps_writes_of_the_evicted_user(small: Api) -> None:
 
 
 def test_calls_for_many_unknown_users_stay_within_budget(small: Api) -> None:
-    from graph.service import PER_USER
+    from graph.caches import PER_USER
 
     service, vectors = small.runtime.service, small.runtime.vectors
-    budget = service.cache_usage()["budget_bytes"]
+    budget = service.caches.usage()["budget_bytes"]
     for n in range(2 * budget // PER_USER):
-        service.follow(f"nobody-{n}")
-    usage = service.cache_usage()
+        service.caches.follow(f"nobody-{n}")
+    usage = service.caches.usage()
     assert usage["bytes"] <= budget and usage["users"] <= budget // PER_USER
-    assert vectors.resident() <= service._residency.held()
+    assert vectors.resident() <= service.caches.held()

@@ -319,9 +319,9 @@ def test_a_hubs_card_reads_its_relations_only_when_the_message_asks_for_them(api
         ],
     )
     service = api.runtime.service
-    dana = service.entities(user, ["person:dana"], 20)["person:dana"]
+    dana = service.store.entities(user, ["person:dana"], 20)["person:dana"]
     assert {r.type for r in dana.relations} >= {"WORKS_AT", "FRIEND_OF"}
-    bare = service.entities(user, ["person:dana"], 20, bare=["person:dana"])["person:dana"]
+    bare = service.store.entities(user, ["person:dana"], 20, bare=["person:dana"])["person:dana"]
     assert bare.relations == () and bare.mention_count == dana.mention_count
 
     hub = replace(DEFAULT_CONFIG, hub_mentions=2)  # Dana, in all three turns, is a hub here

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
 from graph.recall.config import EPISODES
-from graph.recall.sessions import WINDOW_WORDS_PER_SENTENCE as WINDOW_WORDS
+from graph.recall.window import WINDOW_WORDS_PER_SENTENCE as WINDOW_WORDS
+from graph.records import SessionRecord
 from tests.conftest import Api, close_api, open_api
 from tests.conversation import USER, text_of, turns
 
@@ -50,7 +50,7 @@ def _source(sentence: str, texts: list[str]) -> str | None:
     return None
 
 
-def _session(api: Api, session_id: str) -> dict[str, Any]:
+def _session(api: Api, session_id: str) -> SessionRecord:
     found = api.runtime.store.session(USER, session_id)
     assert found is not None
     return found
@@ -58,10 +58,10 @@ def _session(api: Api, session_id: str) -> dict[str, Any]:
 
 def test_idle_sessions_end_by_themselves(sessions: Api) -> None:
     # s01 and s08 lie days before the newest turns (gap 30 min); s15 is the current one
-    assert _session(sessions, "s01")["ended"] is True
-    assert _session(sessions, "s08")["ended"] is True
-    assert not _session(sessions, "s15").get("ended")
-    assert _session(sessions, "s01")["episode_id"]
+    assert _session(sessions, "s01").ended is True
+    assert _session(sessions, "s08").ended is True
+    assert not _session(sessions, "s15").ended
+    assert _session(sessions, "s01").episode_id
 
 
 def test_end_session_writes_an_episode_with_the_key_facts(sessions: Api) -> None:
@@ -89,7 +89,7 @@ def test_end_session_writes_an_episode_with_the_key_facts(sessions: Api) -> None
     again = sessions.ok(END, s="s01")["endSession"]["episode"]
     store = sessions.runtime.store
     rows = store.find_existing(USER, ["episode:s01"], [])
-    assert [row["id"] for row in rows] == [again["id"]]
+    assert [row.id for row in rows] == [again["id"]]
     # an episode repeats facts but is not evidence for them
     mary = store.entities(USER, ["person:mary"])["person:mary"]
     lives = [r for r in mary.relations if r.type == "LIVES_IN"]
@@ -140,8 +140,8 @@ def test_greetings_and_thanks_never_enter_an_episode(sessions: Api) -> None:
     assert summary["declinedTopics"] == ["Carol (my divorce right now)"]
     assert summary["returningTopics"] == []
     node = sessions.runtime.store.session("carol", "chat")
-    assert node is not None and node["expertise"] == ["Dan (nurse)"]
-    assert node["declined_topics"] == ["Carol (my divorce right now)"]
+    assert node is not None and node.expertise == ("Dan (nurse)",)
+    assert node.declined_topics == ("Carol (my divorce right now)",)
 
 
 def test_unknown_session_is_not_found(sessions: Api) -> None:
@@ -162,7 +162,7 @@ def test_turn_window_of_the_current_session(sessions: Api) -> None:
     assert not shown & {m["memory"]["text"] for m in block["memories"]}
     assert "[CURRENT CONVERSATION] session s15, 12 turns" in block["text"]
     assert "[USER] alice — Alice Smith; last session s08 " in block["text"]
-    assert _session(sessions, "s15")["window_upto"] == 12
+    assert _session(sessions, "s15").window_upto == 12
 
 
 def test_window_summary_is_recomputed_only_when_the_session_grows(sessions: Api) -> None:

@@ -18,6 +18,7 @@ from graph.limits import Limits
 from graph.recall.config import PRESETS, Weights
 from graph.recall.retrieval import ContextRequest, retrieve
 from graph.recall.stages import (
+    Evidence,
     Scored,
     Scorer,
     Seeds,
@@ -133,11 +134,26 @@ def test_expansion_takes_each_target_once() -> None:
 # -- cued evidence and hubs ---------------------------------------------------------------------
 
 
+def _evidence(
+    rel_type: str, target: str, strong: int = 0, count: int = 1, ids: tuple[str, ...] = ()
+) -> Evidence:
+    return Evidence(
+        key="person:mary",
+        type=rel_type,
+        target=target,
+        src="person:mary",
+        count=count,
+        strong=strong,
+        valid_to=None,
+        memory_ids=ids,
+    )
+
+
 def test_cued_evidence_takes_strongest_relations_and_newest_ids_up_to_the_cap() -> None:
     rows = [
-        {"type": "WORKS_AT", "target": "org:weak", "strong": 0, "count": 9, "evidence": ["w1"]},
-        {"type": "WORKS_AT", "target": "org:top", "strong": 1, "count": 2, "evidence": ["a", "b"]},
-        {"type": "LIVES_IN", "target": "place:x", "strong": 0, "count": 3, "evidence": ["c", "d"]},
+        _evidence("WORKS_AT", "org:weak", strong=0, count=9, ids=("w1",)),
+        _evidence("WORKS_AT", "org:top", strong=1, count=2, ids=("a", "b")),
+        _evidence("LIVES_IN", "place:x", strong=0, count=3, ids=("c", "d")),
     ]
     # strength first (org:top), then count (org:weak's 9 before place:x's 3); newest ids first
     got = cued_evidence(rows, cap=3)
@@ -230,8 +246,8 @@ def test_what_the_messages_person_said_is_lifted() -> None:
 
 def test_a_relation_linking_two_message_entities_lifts_more() -> None:
     rows = [
-        {"key": "person:mary", "target": "place:oslo", "evidence": ["a", "b"]},
-        {"key": "person:mary", "target": "place:rome", "evidence": ["b", "c", "x"]},
+        _evidence("LIVES_IN", "place:oslo", ids=("a", "b")),
+        _evidence("VISITED", "place:rome", ids=("b", "c", "x")),
     ]
     cued = {"a": "", "b": "", "c": ""}  # x was cut by the cap
     lifts = cue_lifts(rows, cued, ["person:mary", "place:oslo"], paired=0.5, single=0.1)

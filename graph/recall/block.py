@@ -10,7 +10,7 @@ BPE counts for English prose and needing no tokenizer download. The budget is ne
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -34,7 +34,7 @@ def day(timestamp: float | None) -> str:
     return datetime.fromtimestamp(timestamp, tz=UTC).strftime("%Y-%m-%d")
 
 
-def card_line(card: EntityRecord, labels: dict[str, str], max_relations: int) -> str:
+def card_line(card: EntityRecord, labels: Mapping[str, str], max_relations: int) -> str:
     """One card: current facts first, then history marked with when it stopped holding
     ("LIVES_IN→ Boston (until 2023-05-02)")."""
     parts = []
@@ -91,84 +91,102 @@ def minimum_tokens(time_line: str, user_line: str) -> int:
     return count_tokens(f"{time_line}\n{user_line}")
 
 
-def compose(
-    time_line: str,
-    user_line: str,
-    cards: Sequence[EntityRecord],
-    memories: Sequence[Ranked],
-    episodes: Sequence[Ranked],
-    window: Window | None,
-    labels: dict[str, str],
-    budget: int | None,
-    relations_shown: int,
-) -> Block:
-    """Assembles the block from its sources; over budget, prunes in this order and says what:
-    the middle of the current session (oldest sentence first), memories and episodes (lowest score
-    first), entity cards (last first), the first turns, then the last turns (oldest first). The
-    time and user lines are never pruned (callers reject budgets below `minimum_tokens`). Each
-    card shows its first `relations_shown` relations."""
-    keep_cards = list(cards)
-    keep_memories = list(memories)
-    keep_episodes = list(episodes)
-    first = list(window.first) if window else []
-    middle = list(window.middle) if window else []
-    last = list(window.last) if window else []
-    pruned: list[str] = []
+@dataclass(frozen=True)
+class BlockParts:
+    """What a block is composed from, best first within each kind; `labels` names the targets of
+    the cards' relations, and each card shows its first `relations_shown` relations."""
 
-    def build() -> str:
-        sections = [f"{time_line}\n{user_line}"]
-        if keep_cards:
-            lines = [card_line(c, labels, relations_shown) for c in keep_cards]
+    time_line: str
+    user_line: str
+    cards: Sequence[EntityRecord] = ()
+    memories: Sequence[Ranked] = ()
+    episodes: Sequence[Ranked] = ()
+    window: Window | None = None
+    labels: Mapping[str, str] = field(default_factory=dict)
+    relations_shown: int = 4
+
+
+class _Draft:
+    """The block while it is pruned: what is still in, and what went, in order."""
+
+    def __init__(self, parts: BlockParts) -> None:
+        self.parts = parts
+        self.cards = list(parts.cards)
+        self.memories = list(parts.memories)
+        self.episodes = list(parts.episodes)
+        window = parts.window
+        self.first = list(window.first) if window else []
+        self.middle = list(window.middle) if window else []
+        self.last = list(window.last) if window else []
+        self.pruned: list[str] = []
+
+    def text(self) -> str:
+        parts = self.parts
+        sections = [f"{parts.time_line}\n{parts.user_line}"]
+        if self.cards:
+            lines = [card_line(c, parts.labels, parts.relations_shown) for c in self.cards]
             sections.append("\n".join([CARDS_HEADER, *lines]))
-        if keep_memories:
-            sections.append(
-                "\n".join([MEMORIES_HEADER, *(memory_line(r.memory) for r in keep_memories)])
-            )
-        if keep_episodes:
-            sections.append(
-                "\n".join([EPISODES_HEADER, *(memory_line(r.memory) for r in keep_episodes)])
-            )
-        if window and (first or middle or last):
+        if self.memories:
+            lines = [memory_line(r.memory) for r in self.memories]
+            sections.append("\n".join([MEMORIES_HEADER, *lines]))
+        if self.episodes:
+            lines = [memory_line(r.memory) for r in self.episodes]
+            sections.append("\n".join([EPISODES_HEADER, *lines]))
+        window = parts.window
+        if window and (self.first or self.middle or self.last):
             lines = [f"{WINDOW_HEADER} session {window.session_id}, {window.turn_count} turns"]
-            lines += [memory_line(t) for t in first]
-            if middle:
-                lines.append("- … earlier in this session: " + " ".join(middle))
-            lines += [memory_line(t) for t in last]
+            lines += [memory_line(t) for t in self.first]
+            if self.middle:
+                lines.append("- … earlier in this session: " + " ".join(self.middle))
+            lines += [memory_line(t) for t in self.last]
             sections.append("\n".join(lines))
         return "\n\n".join(sections)
 
-    def drop() -> bool:
-        if middle:
-            middle.pop(0)
-            pruned.append("window-middle")
+    def drop(self) -> bool:
+        """Prunes the next thing in the documented order; False when nothing optional is left."""
+        if self.middle:
+            self.middle.pop(0)
+            self.pruned.append("window-middle")
             return True
-        ranked = [("memory", r) for r in keep_memories] + [("episode", r) for r in keep_episodes]
+        ranked = [("memory", r) for r in self.memories] + [("episode", r) for r in self.episodes]
         if ranked:
             kind, lowest = min(ranked, key=lambda pair: pair[1].score)
-            (keep_memories if kind == "memory" else keep_episodes).remove(lowest)
-            pruned.append(f"{kind}:{lowest.memory.id}")
+            (self.memories if kind == "memory" else self.episodes).remove(lowest)
+            self.pruned.append(f"{kind}:{lowest.memory.id}")
             return True
-        if keep_cards:
-            pruned.append(f"card:{keep_cards.pop().key}")
+        if self.cards:
+            self.pruned.append(f"card:{self.cards.pop().key}")
             return True
-        for turns in (first, last):
+        for turns in (self.first, self.last):
             if turns:
-                pruned.append(f"turn:{turns.pop(0).id}")
+                self.pruned.append(f"turn:{turns.pop(0).id}")
                 return True
         return False
 
-    text = build()
-    while budget is not None and count_tokens(text) > budget and drop():
-        text = build()
-    shown = None
-    if window:
-        shown = Window(window.session_id, window.turn_count, first, middle, last)
-    return Block(
-        text,
-        count_tokens(text),
-        keep_cards,
-        [r.memory.id for r in keep_memories],
-        [r.memory.id for r in keep_episodes],
-        shown,
-        pruned,
-    )
+    def block(self, text: str) -> Block:
+        window = self.parts.window
+        shown = None
+        if window:
+            shown = Window(window.session_id, window.turn_count, self.first, self.middle, self.last)
+        return Block(
+            text=text,
+            tokens=count_tokens(text),
+            cards=self.cards,
+            memory_ids=[r.memory.id for r in self.memories],
+            episode_ids=[r.memory.id for r in self.episodes],
+            window=shown,
+            pruned=self.pruned,
+        )
+
+
+def compose(parts: BlockParts, budget: int | None) -> Block:
+    """Assembles the block from its parts; over `budget`, prunes in this order and says what:
+    the middle of the current session (oldest sentence first), memories and episodes (lowest
+    score first), entity cards (last first), the first turns, then the last turns (oldest
+    first). The time and user lines are never pruned (callers reject budgets below
+    `minimum_tokens`)."""
+    draft = _Draft(parts)
+    text = draft.text()
+    while budget is not None and count_tokens(text) > budget and draft.drop():
+        text = draft.text()
+    return draft.block(text)

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -23,6 +24,7 @@ from spacy.lang.en.stop_words import STOP_WORDS
 
 from extraction.lexicon import CHAT_FORMULAS, DAYS_AND_MONTHS, INTERJECTIONS
 from graph.recall import textrank
+from graph.recall.config import EpisodeConfig
 from graph.vocabulary import PHRASES
 
 # greetings, thanks, praise and agreement: they state nothing about anyone
@@ -334,3 +336,59 @@ def fact_budget(facts: Sequence[str], words: int, share: float) -> list[str]:
         kept.append(fact)
         used += size
     return kept
+
+
+# (sentence, speaker) pairs and who "you" is for each speaker → the sentences in the third person
+Reporter = Callable[[Sequence[tuple[str, str]], Mapping[str, str]], list[str]]
+
+
+class Turn(Protocol):
+    """What summarising reads of a turn (graph/records.py MemoryRecord has it)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def speaker(self) -> str | None: ...
+
+    @property
+    def text(self) -> str: ...
+
+
+def summarise(
+    turns: Sequence[Turn],
+    words: int,
+    config: EpisodeConfig,
+    reported: Reporter,
+    fact_turns: frozenset[str] = frozenset(),
+) -> list[str]:
+    """The sentences of `turns` that say the most, without redundancy, within `words`, in the
+    third person (for an episode, and for the middle of the current session's window)."""
+    names = speaker_names(turns)
+    items = candidates([(t.id, t.speaker, t.text) for t in turns], names, config.max_sentence_words)
+    if not items:
+        return []
+    relevance = [salience(i.text, names, i.memory_id in fact_turns) for i in items]
+    # MMR chooses among the most salient sentences (a session of long assistant replies has
+    # hundreds), with redundancy measured on their content words
+    keep = sorted(sorted(range(len(items)), key=lambda i: -relevance[i])[: config.candidates])
+    items = [items[i] for i in keep]
+    relevance = [relevance[i] for i in keep]
+    vectors = word_vectors(items, names)
+    chosen = select(items, relevance, vectors, words, config.mmr_lambda)
+    # each speaker's sentences in the third person: "Caroline went to …"; with two speakers,
+    # "you" is the other one
+    speakers = [n for n in names if n in {t.speaker for t in turns}]
+    listeners = dict(zip(speakers, reversed(speakers), strict=True)) if len(speakers) == 2 else {}
+    said = [(c.text, c.speaker) for c in chosen if c.speaker]
+    voices = iter(reported(said, listeners) if said else [])
+    return [next(voices) if c.speaker else c.text for c in chosen]
+
+
+def speaker_names(turns: Iterable[Turn]) -> list[str]:
+    """The speakers' names and their first names, in order of first turn."""
+    names: list[str] = []
+    for turn in turns:
+        if turn.speaker and turn.speaker not in names:
+            names.append(turn.speaker)
+    return names + [n.split()[0] for n in names if " " in n]

@@ -112,48 +112,61 @@ def expand(seeds: Seeds, cards: Mapping[str, EntityRecord], per_seed: int) -> di
     return expanded
 
 
+@dataclass(frozen=True)
+class Evidence:
+    """A relation of a seed's card whose type the message cues, with its newest evidence."""
+
+    key: str  # the seed whose card holds it
+    type: str
+    target: str
+    src: str  # the relation's source (the seed, or the target for an incoming relation)
+    count: int
+    strong: int
+    valid_to: float | None
+    memory_ids: tuple[str, ...]
+
+
 def relation_evidence(
     cards: Mapping[str, EntityRecord], cues: Iterable[str], limit: int
-) -> list[dict[str, Any]]:
-    """The relations of the seeds' cards whose type the message cues, as evidence rows (entity,
-    type, target, strength, source, valid_to and the newest `limit` evidence ids): the seed cards
-    are read with every cued relation and enough evidence, so this costs no statement of its
-    own."""
+) -> list[Evidence]:
+    """The relations of the seeds' cards whose type the message cues, each with its newest
+    `limit` evidence ids: the seed cards are read with every cued relation and enough evidence,
+    so this costs no statement of its own."""
     wanted = set(cues)
     return [
-        {
-            "key": key,
-            "type": rel.type,
-            "target": rel.target,
-            "strong": rel.strong,
-            "count": rel.count,
-            "src": key if rel.direction == "out" else rel.target,
-            "valid_to": rel.valid_to,
-            "evidence": list(rel.evidence[-limit:]) if limit > 0 else [],
-        }
+        Evidence(
+            key=key,
+            type=rel.type,
+            target=rel.target,
+            src=key if rel.direction == "out" else rel.target,
+            count=rel.count,
+            strong=rel.strong,
+            valid_to=rel.valid_to,
+            memory_ids=rel.evidence[-limit:] if limit > 0 else (),
+        )
         for key, card in cards.items()
         for rel in card.relations
         if rel.type in wanted
     ]
 
 
-def cued_evidence(rows: Sequence[Mapping[str, Any]], cap: int) -> dict[str, str]:
+def cued_evidence(rows: Sequence[Evidence], cap: int) -> dict[str, str]:
     """Evidence memories of the relations the message asks about, strongest relations first and
     each relation's newest evidence first, until `cap` memories: an org WORKS_AT-related to
     hundreds of people would otherwise make each of their statements a candidate. Returns
     memory id → why."""
-    ordered = sorted(rows, key=lambda r: (r.get("strong") or 0, r.get("count") or 0), reverse=True)
+    ordered = sorted(rows, key=lambda r: (r.strong, r.count), reverse=True)
     cued: dict[str, str] = {}
     for row in ordered:
-        for memory_id in reversed(row["evidence"] or ()):
+        for memory_id in reversed(row.memory_ids):
             if len(cued) >= cap:
                 return cued
-            cued.setdefault(memory_id, f"relation:{row['type']}:{row['target']}")
+            cued.setdefault(memory_id, f"relation:{row.type}:{row.target}")
     return cued
 
 
 def cue_lifts(
-    rows: Sequence[Mapping[str, Any]],
+    rows: Sequence[Evidence],
     cued: Mapping[str, str],
     seeds: Sequence[str],
     paired: float,
@@ -167,15 +180,15 @@ def cue_lifts(
     wanted = set(seeds)
     lifts: dict[str, float] = {}
     for row in rows:
-        both = row["key"] in wanted and row["target"] in wanted
-        for memory_id in row["evidence"] or ():
+        both = row.key in wanted and row.target in wanted
+        for memory_id in row.memory_ids:
             if memory_id in cued:
                 lifts[memory_id] = max(lifts.get(memory_id, 0.0), paired if both else single)
     return lifts
 
 
 def time_lifts(
-    rows: Sequence[Mapping[str, Any]],
+    rows: Sequence[Evidence],
     lifts: Mapping[str, float],
     asked: Focus | None,
     demotion: float,
@@ -190,15 +203,13 @@ def time_lifts(
     if asked is None:
         return out
     group = {t: i for i, types in enumerate(SINGLE_VALUED) for t in types}
-    with_history = {
-        (r.get("src"), group.get(str(r["type"]))) for r in rows if r.get("valid_to") is not None
-    }
+    with_history = {(r.src, group.get(r.type)) for r in rows if r.valid_to is not None}
     old: set[str] = set()
     new: set[str] = set()
     for row in rows:
-        if (row.get("src"), group.get(str(row["type"]))) not in with_history:
+        if (row.src, group.get(row.type)) not in with_history:
             continue
-        (new if row.get("valid_to") is None else old).update(row["evidence"] or ())
+        (new if row.valid_to is None else old).update(row.memory_ids)
     for memory_id in old - new:
         if asked is Focus.PRESENT:
             out[memory_id] = -demotion
@@ -224,7 +235,7 @@ def entity_sources(keys: Iterable[str], counts: Mapping[str, int], hub_mentions:
     return [k for k in keys if k not in cut]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Scorer:
     """Scores one candidate from its facts: similarity (cosine blended with BM25, raised for the
     evidence of a cued relation), recency against `as_of`, and the frequency of the strongest

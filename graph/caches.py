@@ -1,0 +1,329 @@
+"""The per-user caches of one process and their coherence with the graph.
+
+Per user: the FAISS index (graph/vectors.py), the BM25 index (graph/lexical.py), the entity
+catalogue (extraction/resolver.py's Resolver), the turns per speaker, and the memory facts
+(graph/memory_facts.py). The graph is the source of truth and they follow it: before a call that
+reads them, `follow` reads the user's change mark and, when it moved elsewhere (another process,
+a replica, a crash after the graph write), graph/follow.py brings FAISS and BM25 up to it and the
+rest is read again. This process's own writes patch them in place under `lock`. Users are held
+within a byte budget, least recently used first (graph/residency.py).
+
+Locks: `lock` is the write lock — writes, catching up and evictions never interleave; the
+catalogue lock guards the dictionaries of catalogues, speaker counts and memory facts; the facts
+lock guards reading and patching one user's memory facts. Taken in that order.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+
+from extraction.protocols import TextEmbedder
+from extraction.resolver import Resolver
+from graph.background import Background
+from graph.follow import catch_up
+from graph.ids import MemoryId
+from graph.lexical import LexicalIndexes
+from graph.memory_facts import UserFacts
+from graph.reconcile import ReconcileReport, sweep
+from graph.records import Mark, MemoryFacts
+from graph.residency import CACHE_MB, Residency, Trimmer
+from graph.store import Store
+from graph.vectors import VectorStore
+
+# what one known entity or candidate topic of a user's catalogue holds in memory (its record,
+# names, alias and slug indexes): 580 bytes measured with tracemalloc on 600 real turns of
+# bench/realtext.py (899 entities, 1,226 candidate topics)
+PER_ENTITY = 600
+# after a read of a user's memory facts that the graph's changes made useless (another process
+# writing meanwhile), none is tried again for this long: each costs about a second per 10,000
+FACTS_RETRY_SECONDS = 10.0
+# what holding any user costs beyond that (an empty FAISS index object, the books' entries): every
+# user weighs at least this, so calls for many unknown users cannot grow the caches past budget
+PER_USER = 4096
+
+Neighbours = tuple[dict[str, tuple[str | None, str | None]], dict[MemoryId, MemoryFacts]]
+
+
+class UserCaches:
+    def __init__(
+        self,
+        store: Store,
+        vectors: VectorStore,
+        embedder: TextEmbedder,
+        background: Background,
+        flush_seconds: float,
+        cache_bytes: int = CACHE_MB * 2**20,
+    ) -> None:
+        self._store = store
+        self._flush_seconds = flush_seconds
+        self._last_flush = 0.0
+        self.vectors = vectors
+        self._embedder = embedder
+        self._background = background
+        self.lexical = LexicalIndexes(
+            store.memory_texts, schedule=lambda rebuild, user: background.run(rebuild, user)
+        )
+        self.lock = threading.Lock()
+        self._catalog_lock = threading.Lock()
+        self._catalogs: dict[str, Resolver] = {}
+        self._speakers: dict[str, Counter[str]] = {}  # turns per speaker
+        self._facts: dict[str, UserFacts] = {}
+        self._facts_lock = threading.Lock()
+        self._facts_loading: set[str] = set()
+        self._facts_retry: dict[str, float] = {}  # user → no read before (monotonic)
+        self._residency = Residency(cache_bytes)
+        self._trimmer = Trimmer()
+        self.reconciled = ReconcileReport()  # what following the store did since start
+
+    # -- following the store (graph/follow.py) -------------------------------------------------
+
+    def follow(self, user_id: str) -> None:
+        """Brings the user's caches up to the graph's change mark before a call that reads them:
+        one small statement when nothing changed elsewhere, the delta (or a reload) when it did.
+        Also books the call for the cache budget."""
+        mark = self._store.change_mark(user_id)
+        if not (self._residency.holds(user_id) and self.vectors.mark(user_id) == mark):
+            with self.lock:
+                self.follow_locked(user_id, mark)
+        self.use(user_id)
+
+    def follow_locked(self, user_id: str, mark: Mark | None = None) -> None:
+        """`follow` for a caller holding `lock` (a write, which must resolve against what every
+        process wrote); `mark` is the graph's, when just read."""
+        if not self._residency.holds(user_id):
+            # cold (never used, or evicted): the FAISS index comes from its file and is brought
+            # up to date below; anything else still held of the user is from before
+            self.lexical.drop(user_id)
+            self.forget_catalog(user_id)
+        held = self.vectors.mark(user_id)
+        if held == (mark or self._store.change_mark(user_id)):
+            return
+        caught = catch_up(
+            self._store, self.vectors, self.lexical, self._embedder, user_id, self.reconciled
+        )
+        if caught != held:
+            self.forget_catalog(user_id)  # entities and speakers changed elsewhere: read again
+
+    def advance(self, user_id: str, marks: Sequence[Mark | None]) -> None:
+        """After this process's own changes are applied to its caches: the held mark moves along
+        the changes it made, as long as they come right after it (when another process wrote in
+        between, the next `follow` applies that delta, ours included, which is idempotent)."""
+        for mark in marks:
+            if mark is not None and mark.follows(self.vectors.mark(user_id)):
+                self.vectors.set_mark(user_id, mark)
+
+    # -- the budget (graph/residency.py) -------------------------------------------------------
+
+    def _weight(self, user_id: str) -> int:
+        with self._catalog_lock:
+            resolver = self._catalogs.get(user_id)
+            entities = len(resolver.entities) + len(resolver.candidates) if resolver else 0
+            facts = self._facts.get(user_id)
+        return (
+            PER_USER
+            + self.vectors.nbytes(user_id)
+            + self.lexical.nbytes(user_id)
+            + PER_ENTITY * entities
+            + (facts.nbytes if facts is not None else 0)
+        )
+
+    def use(self, user_id: str) -> None:
+        """Books the user's call and weight; evicts the least recently used users over budget."""
+        victims = self._residency.use(user_id, self._weight(user_id))
+        if victims:
+            with self.lock:
+                for victim in victims:
+                    if not self._residency.holds(victim):  # not loaded again meanwhile
+                        self._evict(victim)
+            if self._trimmer.due():
+                self._background.run(self._trimmer.trim)
+
+    def _evict(self, user_id: str) -> None:
+        self.vectors.evict(user_id)
+        self.lexical.drop(user_id)
+        self.forget_catalog(user_id)
+
+    def drop_user(self, user_id: str) -> None:
+        """Everything held of a user who is gone (forgetUser; the caller holds `lock`)."""
+        self.vectors.drop_user(user_id)
+        self.lexical.drop(user_id)
+        self.forget_catalog(user_id)
+        self._residency.forget(user_id)
+
+    def flush(self, force: bool = False) -> None:
+        """Saves the FAISS files, at most every `flush_seconds` unless forced: they are caches
+        (reconciled at start), so a crash between two saves loses nothing."""
+        now = time.monotonic()
+        if force or now - self._last_flush >= self._flush_seconds:
+            self._last_flush = now
+            self.vectors.flush()
+
+    def holds(self, user_id: str) -> bool:
+        return self._residency.holds(user_id)
+
+    def held(self) -> set[str]:
+        """The users whose caches are held now."""
+        return self._residency.held()
+
+    def sizes(self) -> dict[str, int]:
+        """Users held in each per-user cache (for /metrics)."""
+        with self._catalog_lock:
+            catalogs = len(self._catalogs)
+            facts = len(self._facts)
+        return {
+            "vectors": self.vectors.cached_users(),
+            "lexical": self.lexical.cached_users(),
+            "catalog": catalogs,
+            "facts": facts,
+        }
+
+    def usage(self) -> dict[str, int]:
+        """The caches against their budget (for /metrics and /healthz): users held, bytes they
+        weighed when last used, the budget, evictions since start."""
+        return {
+            "users": self._residency.users,
+            "bytes": self._residency.total,
+            "budget_bytes": self._residency.budget,
+            "evictions": self._residency.evictions,
+        }
+
+    def sweep(self) -> None:
+        """Drops the vector files of users the graph no longer holds (start-up, in the
+        background: each user's index is otherwise reconciled on its first call)."""
+        sweep(self._store, self.vectors, self.reconciled)
+
+    # -- catalogue and speakers ----------------------------------------------------------------
+
+    def catalog(self, user_id: str) -> Resolver:
+        """The user's known entities (read from the graph once, then kept in step by writes)."""
+        with self._catalog_lock:
+            resolver = self._catalogs.get(user_id)
+            if resolver is None:
+                resolver = Resolver(
+                    self._store.catalog(user_id),
+                    self._store.role_catalog(user_id),
+                    self._store.topic_candidates(user_id),
+                )
+                self._catalogs[user_id] = resolver
+            return resolver
+
+    def forget_catalog(self, user_id: str, keep_facts: bool = False) -> None:
+        """Drops what is read again from the graph on the next call: the catalogue, the speaker
+        counts and (unless this process patched them) the memory facts."""
+        with self._catalog_lock:
+            self._catalogs.pop(user_id, None)
+            self._speakers.pop(user_id, None)
+            if not keep_facts:
+                self._facts.pop(user_id, None)
+
+    def main_speaker(self, user_id: str) -> str | None:
+        """The speaker with the most turns (ties: the first name in order). Counted by the graph
+        once per user, then kept in step by this process's writes: the graph count is
+        O(memories) and a context call without `speaker` needs it."""
+        with self._catalog_lock:
+            counts = self._speakers.get(user_id)
+        if counts is None:
+            with self.lock:  # no write may land between the count and the cache
+                counts = Counter(self._store.speaker_turns(user_id))
+                with self._catalog_lock:
+                    counts = self._speakers.setdefault(user_id, counts)
+        with self._catalog_lock:
+            best = min(counts.items(), key=lambda item: (-item[1], item[0]), default=None)
+        return best[0] if best is not None and best[1] > 0 else None
+
+    def spoke(self, user_id: str, speakers: Iterable[str]) -> None:
+        """Turns this process wrote, by speaker (the caller holds `lock`)."""
+        with self._catalog_lock:
+            counts = self._speakers.get(user_id)
+            if counts is not None:
+                counts.update(speakers)
+
+    # -- memory facts (graph/memory_facts.py) --------------------------------------------------
+
+    def _held_facts(self, user_id: str) -> UserFacts | None:
+        """The user's memory facts when this process holds them; else None, and they are read
+        from the graph in the background (a 10,000-memory user takes about a second): until then
+        the caller reads the graph, as it would without the copy."""
+        with self._catalog_lock:
+            held = self._facts.get(user_id)
+            if (
+                held is not None
+                or user_id in self._facts_loading
+                or time.monotonic() < self._facts_retry.get(user_id, 0.0)
+            ):
+                return held
+            self._facts_loading.add(user_id)
+        self._background.run(self._load_facts, user_id)
+        return None
+
+    def _load_facts(self, user_id: str) -> None:
+        """Reads the user's memory facts without the write lock and keeps them only when they are
+        the graph at the mark the other caches hold: every change of a memory's facts (write,
+        merge, pin, forget) advances the mark, so an unchanged mark around the read means the
+        rows are that state; otherwise the next call tries again."""
+        kept = False
+        try:
+            before = self._store.change_mark(user_id)
+            rows = self._store.user_facts(user_id)
+            if self._store.change_mark(user_id) != before:
+                return
+            held = UserFacts.load(rows)
+            with self.lock:
+                if self._residency.holds(user_id) and self.vectors.mark(user_id) == before:
+                    with self._catalog_lock:
+                        self._facts.setdefault(user_id, held)
+                    kept = True
+        finally:
+            with self._catalog_lock:
+                self._facts_loading.discard(user_id)
+                if kept:
+                    self._facts_retry.pop(user_id, None)
+                else:
+                    self._facts_retry[user_id] = time.monotonic() + FACTS_RETRY_SECONDS
+
+    def new_facts(self, user_id: str) -> None:
+        """A user without memories gets an empty copy at once, which its writes then fill: no
+        read of the graph is ever needed (a user ingested through this process is held from its
+        first call). The caller holds `lock` with the caches at the graph's mark, so an empty
+        FAISS index means an empty user."""
+        with self._catalog_lock:
+            if user_id not in self._facts and self.vectors.count(user_id) == 0:
+                self._facts[user_id] = UserFacts()
+
+    def patch_facts(self, user_id: str, change: Callable[[UserFacts], object]) -> None:
+        """Applies this process's change to the user's memory facts when they are held (the
+        caller holds `lock`)."""
+        with self._catalog_lock:
+            held = self._facts.get(user_id)
+        if held is not None:
+            with self._facts_lock:
+                change(held)
+
+    def memory_facts(self, user_id: str, ids: Iterable[str]) -> dict[MemoryId, MemoryFacts]:
+        """What scoring reads of each memory: the copy's when held, else the graph's."""
+        held = self._held_facts(user_id)
+        if held is None:
+            return self._store.memory_facts(user_id, ids)
+        with self._facts_lock:
+            return held.facts(ids)
+
+    def turn_neighbours(self, user_id: str, ids: Sequence[str]) -> Neighbours:
+        """Each memory's previous and next turn in its session (NEXT chain), and their facts."""
+        held = self._held_facts(user_id)
+        if held is None:
+            return self._store.neighbour_facts(user_id, ids)
+        with self._facts_lock:
+            return held.neighbours(ids)
+
+    def entity_memory_ids(
+        self, user_id: str, keys: Iterable[str], limit: int
+    ) -> dict[str, list[MemoryId]]:
+        """The newest `limit` memories mentioning each entity (the copy's, or the graph's)."""
+        held = self._held_facts(user_id)
+        if held is None:
+            return self._store.entity_memory_ids(user_id, keys, limit)
+        with self._facts_lock:
+            return held.newest(keys, limit)

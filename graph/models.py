@@ -1,0 +1,66 @@
+"""The two models and the threads they run on.
+
+spaCy (the extractor) and MiniLM (the embedder) are both CPU-bound; torch releases the GIL, so a
+batch is parsed on the extraction thread while the calling thread embeds it and the two share the
+cores instead of taking turns (docs/benchmarks.md). A context call embeds its message, and the
+parts of a message of several parts, on the query pool while its own thread reads the graph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+
+import numpy as np
+import numpy.typing as npt
+
+from extraction.embedder import embedding_text
+from extraction.model import Extraction
+from extraction.protocols import TextEmbedder, TextExtractor
+
+Vector = npt.NDArray[np.float32]
+
+
+class Models:
+    def __init__(self, extractor: TextExtractor, embedder: TextEmbedder) -> None:
+        self.extractor = extractor
+        self.embedder = embedder
+        self._extraction = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recollect-nlp")
+        self._queries = ThreadPoolExecutor(max_workers=2, thread_name_prefix="recollect-embed")
+
+    def close(self) -> None:
+        self._extraction.shutdown(wait=True)
+        self._queries.shutdown(wait=True)
+
+    def extract(self, text: str, speaker: str | None = None) -> Extraction:
+        """One message as `context` reads it (with its parts)."""
+        return self.extractor.extract(text, speaker)
+
+    def read_and_embed(
+        self, items: Sequence[tuple[str, str | None]]
+    ) -> tuple[list[Extraction], Vector]:
+        """Texts to store, as (text, speaker): their extractions (parsed on the extraction thread)
+        and their vectors ("Speaker: text", embedded on this one), side by side."""
+        extracting = self._extraction.submit(self.extractor.extract_many, list(items))
+        try:
+            texts = [embedding_text(text, speaker) for text, speaker in items]
+            vectors = self.embedder.embed(texts)
+        finally:
+            extractions = extracting.result()  # never leave spaCy working for a failed request
+        return extractions, vectors
+
+    def reported(
+        self, items: Sequence[tuple[str, str]], listeners: Mapping[str, str] | None = None
+    ) -> list[str]:
+        """(sentence, speaker) pairs in the third person: "Caroline went …"; `listeners` maps a
+        speaker to the one "you" is."""
+        return self.extractor.reported_many(items, listeners) if items else []
+
+    def embed_query(self, text: str) -> Future[Vector]:
+        """Embeds a message on the query pool, so the caller can read the graph meanwhile."""
+        return self._queries.submit(lambda: self.embedder.embed([text])[0])
+
+    def embed_queries(self, texts: Sequence[str]) -> Future[Vector]:
+        """Embeds several messages (the parts of one) on the query pool, one row each."""
+        batch = list(texts)
+        return self._queries.submit(lambda: self.embedder.embed(batch))

@@ -1,0 +1,156 @@
+"""The memories that may answer a message, read as their facts (stages 4–5 of
+graph/recall/retrieval.py):
+
+- gathered: BM25's top-k, the lookup's candidates (cued evidence, the entities' newest memories,
+  a named time's memories) while the message is embedded, then FAISS's top-k for the message and
+  for each of its parts; each with its cosine to the message (the best over the message and its
+  parts) and only if it was said by `asOf`, give or take the clocks' skew;
+- the best `neighbour_pool` bring their session neighbours in, and every memory gains a share of
+  its best neighbour's score (stages.neighbour_bonus);
+- near-identical turns among the best are shown once (stages.collapse).
+
+Facts come from the caches' in-process copy (graph/memory_facts.py) once it holds the user, else
+from the graph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from concurrent.futures import Future
+from dataclasses import dataclass
+
+import numpy as np
+
+from graph.ids import MemoryId
+from graph.lexical import LexicalScores
+from graph.models import Vector
+from graph.recall.request import ContextRequest
+from graph.recall.stages import Scored, Scorer, adjacency, collapse, neighbour_bonus, rank
+from graph.records import MemoryFacts
+from graph.service import MemoryService
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """The memories that may answer, as facts (those that happened by `as_of`), with the cosine
+    of each to the message (the best over the message and its parts) and what BM25 and FAISS
+    found."""
+
+    facts: dict[str, MemoryFacts]
+    cosine: dict[str, float]
+    queries: Vector  # the message's vector, then its parts', one row each
+    lexical: LexicalScores
+    vector_hits: frozenset[str]
+    lexical_hits: frozenset[str]
+    # memories closer to one of the message's parts than to the whole message
+    part_hits: frozenset[str] = frozenset()
+
+
+def gather(
+    service: MemoryService,
+    request: ContextRequest,
+    as_of: float,
+    known: list[str],
+    embedding: Future[Vector],
+    parts: Future[Vector] | None = None,
+) -> Candidates:
+    """Reads the candidates: those known without the message's vector (BM25's, and `known`)
+    while it is computed, then FAISS's for the message and for each of its parts."""
+    user_id, config = request.user_id, request.config
+    caches = service.caches
+    k = max(config.vector_k, request.max_memories * 4)
+    lexical = caches.lexical.get(user_id).scores(request.message)
+    lexical_top = lexical.top(max(config.lexical_k, k))
+    skew = config.clock_skew_hours
+    early = happened(caches.memory_facts(user_id, [*lexical_top, *known]), as_of, skew)
+    query = embedding.result()
+    queries = query.reshape(1, -1) if parts is None else np.vstack([query, parts.result()])
+    vector_hits: dict[MemoryId, float] = {}
+    for row in queries:
+        for memory_id, score in caches.vectors.search(user_id, row, k):
+            vector_hits[memory_id] = max(score, vector_hits.get(memory_id, -1.0))
+    late_ids = [i for i in vector_hits if i not in early]
+    late = happened(caches.memory_facts(user_id, late_ids), as_of, skew)
+    facts = {**late, **early}
+    # FAISS's scores are the cosines of its hits; of a message with parts, every candidate's
+    # best cosine over the parts is computed from its vector
+    cosine = {str(i): score for i, score in vector_hits.items()} if parts is None else {}
+    by_part: set[str] = set()
+    fill_cosine(service, user_id, queries, cosine, list(facts), by_part)
+    return Candidates(
+        facts=facts,
+        cosine=cosine,
+        queries=queries,
+        lexical=lexical,
+        vector_hits=frozenset(vector_hits),
+        lexical_hits=frozenset(lexical_top),
+        part_hits=frozenset(by_part),
+    )
+
+
+def happened(
+    found: Mapping[MemoryId, MemoryFacts], as_of: float, skew_hours: float
+) -> dict[str, MemoryFacts]:
+    """The memories said by `as_of`, give or take the clocks' skew: a question asked in the past
+    sees nothing said well after it (RetrievalConfig.clock_skew_hours says why not exactly)."""
+    latest = as_of + skew_hours * 3600.0
+    return {str(i): m for i, m in found.items() if m.occurred_at <= latest}
+
+
+def fill_cosine(
+    service: MemoryService,
+    user_id: str,
+    queries: Vector,
+    cosine: dict[str, float],
+    ids: list[str],
+    by_part: set[str] | None = None,
+) -> None:
+    """Cosines of memories not scored yet, from their stored vectors: the best over the rows of
+    `queries` (the message, then its parts); those whose best is a part's go into `by_part`."""
+    missing = [i for i in ids if i not in cosine]
+    for memory_id, vector in service.caches.vectors.vectors(user_id, missing).items():
+        scores = queries @ vector
+        best = int(np.argmax(scores))
+        cosine[memory_id] = float(scores[best])
+        if best > 0 and by_part is not None:
+            by_part.add(memory_id)
+
+
+def with_neighbours(
+    service: MemoryService,
+    request: ContextRequest,
+    as_of: float,
+    candidates: Candidates,
+    scorer: Scorer,
+    scored: dict[str, Scored[MemoryFacts]],
+) -> dict[str, Scored[MemoryFacts]]:
+    """The best `neighbour_pool` memories bring their session neighbours in as candidates, then
+    every memory gets the neighbour bonus (stages.neighbour_bonus)."""
+    user_id = request.user_id
+    pool = sorted(scored.values(), key=lambda s: s.score, reverse=True)
+    pool = pool[: request.config.neighbour_pool]
+    links, around = service.caches.turn_neighbours(user_id, [s.memory.id for s in pool])
+    adjacent = adjacency(links)
+    skew = request.config.clock_skew_hours
+    found = {i: m for i, m in happened(around, as_of, skew).items() if i not in scored}
+    by_part = set(candidates.part_hits)
+    fill_cosine(service, user_id, candidates.queries, candidates.cosine, list(found), by_part)
+    for memory_id, memory in found.items():
+        cosine = candidates.cosine.get(memory_id, 0.0)
+        extra = ("neighbour", "part") if memory_id in by_part else ("neighbour",)
+        scored[memory_id] = scorer.score(memory, cosine, extra)
+    return neighbour_bonus(scored, adjacent, request.config.weights.neighbours)
+
+
+def collapse_repeats(
+    service: MemoryService, request: ContextRequest, ranked: list[Scored[MemoryFacts]]
+) -> list[Scored[MemoryFacts]]:
+    """Near-identical turns among the best 3 × maxMemories shown once (stages.collapse); the
+    rest of the ranking follows unchanged."""
+    config = request.config
+    turns = [s for s in ranked if s.memory.kind != "episode"]
+    head = turns[: request.max_memories * 3]
+    in_head = {s.memory.id for s in head}
+    rest = [s for s in ranked if s.memory.id not in in_head]
+    vectors = service.caches.vectors.vectors(request.user_id, [s.memory.id for s in head])
+    return rank([*collapse(head, vectors, config.repeat_cosine, config.weights), *rest])

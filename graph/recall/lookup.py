@@ -1,0 +1,113 @@
+"""What the graph says about a message, before any candidate is scored (stages 1–3 of
+graph/recall/retrieval.py):
+
+1. seeds: the message's mentions (spaCy) and n-grams naming known entities, resolved against the
+   user's catalogue, and the relation types its words cue ("work" → WORKS_AT, WORKS_ON);
+2. the seeds' cards, read with every relation of a cued type, and one-hop expansion from them;
+3. the cued relations' evidence and how far each is lifted (by the relation's match to the
+   message and by the time the message asks about), the newest memories of each seed and
+   expanded entity (hubs excepted), and the memories of a time the message names.
+
+One statement for the cards (a hub's card is read bare unless a type is cued); the rest comes
+from the caches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from extraction.model import Extraction
+from extraction.resolver import Resolver
+from extraction.when import event_interval
+from graph.recall import tense
+from graph.recall.request import ContextRequest
+from graph.recall.stages import (
+    Seeds,
+    cue_lifts,
+    cued_evidence,
+    entity_sources,
+    expand,
+    find_seeds,
+    hubs,
+    relation_evidence,
+    time_lifts,
+)
+from graph.records import MAX_EVIDENCE, EntityRecord
+from graph.service import MemoryService
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """The message as the graph reads it, and the candidates that need no vector to find."""
+
+    said: Extraction
+    resolver: Resolver
+    seeds: Seeds
+    # the time the message names ("last weekend"), resolved against asOf: [start, end)
+    when: tuple[float, float] | None
+    counts: dict[str, int]  # mention counts of the seeds and expanded entities
+    cards: dict[str, EntityRecord]  # the seeds' cards
+    expanded: dict[str, str]  # expanded entity → why
+    cued: dict[str, str]  # evidence memory of a cued relation → why
+    lifts: dict[str, float]  # memory → how far its similarity moves toward 1 (or 0)
+    known: list[str]  # candidates found without the message's vector
+
+    def mention_count(self, key: str) -> int:
+        return self.counts.get(key, 0)
+
+
+def look_up(service: MemoryService, request: ContextRequest, as_of: float) -> Lookup:
+    user_id, message, config = request.user_id, request.message, request.config
+    resolver = service.caches.catalog(user_id)
+    said = service.models.extract(message, request.speaker)
+    seeds = find_seeds(said, resolver, message)
+    when = event_interval(said.dates, as_of) if config.time_lift > 0 else None
+    # mention counts of the entities scoring links to (not the whole catalogue: a call must not
+    # cost in proportion to the user's history)
+    counts = _mentions(resolver, seeds.keys)
+    # the seeds' cards carry every relation of a cued type with enough evidence for the cued
+    # candidates: one statement for both. A hub's card (the user, a constant topic) is read with
+    # its relations only when the message cues a type: ranking its thousands of relations costs in
+    # proportion to the user's history, and its strongest few say nothing about this message
+    cards = service.store.entities(
+        user_id,
+        seeds.keys,
+        config.card_relations,
+        seeds.cues,
+        max(MAX_EVIDENCE, config.evidence_per_relation),
+        bare=() if seeds.cues else hubs(seeds.keys, counts, config.hub_mentions),
+    )
+    expanded = expand(seeds, cards, config.expand_per_seed)
+    counts.update(_mentions(resolver, expanded))
+    evidence = relation_evidence(cards, seeds.cues, config.evidence_per_relation)
+    cued = cued_evidence(evidence, config.cued_evidence)
+    lifts = cue_lifts(evidence, cued, seeds.keys, config.paired_lift, config.cued_lift)
+    asked = tense.focus(message)
+    lifts = time_lifts(evidence, lifts, asked, config.superseded_demotion, config.paired_lift)
+    sources = entity_sources([*seeds.keys, *expanded], counts, config.hub_mentions)
+    entity_ids = service.caches.entity_memory_ids(user_id, sources, config.per_entity)
+    early = [i for ids in entity_ids.values() for i in ids]
+    timed = (
+        service.store.memories_in_time(user_id, when[0], when[1], config.time_candidates)
+        if when
+        else []
+    )
+    return Lookup(
+        said=said,
+        resolver=resolver,
+        seeds=seeds,
+        when=when,
+        counts=counts,
+        cards=cards,
+        expanded=expanded,
+        cued=cued,
+        lifts=lifts,
+        known=[*cued, *early, *timed],
+    )
+
+
+def _mentions(resolver: Resolver, keys: Iterable[str]) -> dict[str, int]:
+    """Mention counts of the known `keys`, from the catalogue."""
+    known = resolver.entities
+    return {k: known[k].mention_count for k in keys if k in known}

@@ -1,0 +1,339 @@
+"""The write path of `remember` and `rememberMany`, as named stages.
+
+For a batch, per user:
+
+1. validate the whole batch (graph/validation.py): one bad input rejects it, nothing is written;
+2. idempotency: an input whose externalId (or, without one, normalised text and speaker) is known
+   is that memory, as is a repeat within the batch;
+3. the models, outside the write lock so concurrent batches run them side by side: spaCy on the
+   extraction thread beside the embedder (graph/models.py);
+4. under the write lock: the caches follow the graph (graph/caches.py), idempotency again (another
+   request may have written the same inputs meanwhile), the resolver settles names, pronouns and
+   roles against the user's catalogue, near-duplicates are linked (graph/repeats.py);
+5. one statement writes the batch (graph/write/rows.py, atomic on both engines), then any merges
+   of people known by role into their names;
+6. this process's caches follow its own write: memory facts, speaker counts, catalogue counts,
+   FAISS and BM25, and the held change mark.
+
+Afterwards, off the request path, sessions the batch left idle are ended (`after_write`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from extraction.embedder import embedding_text
+from extraction.model import Extraction
+from extraction.resolver import Resolution, Resolver
+from graph.background import Background
+from graph.caches import UserCaches
+from graph.errors import NotFound
+from graph.ids import MemoryId, new_memory_id
+from graph.limits import Limits
+from graph.memory_facts import UserFacts
+from graph.models import Models, Vector
+from graph.records import Mark, MemoryRecord
+from graph.repeats import REPEAT_COSINE, Said, closest_repeat, said_whole
+from graph.store import Store
+from graph.validation import NewMemory, content_hash, validate_batch
+from graph.vectors import encode_embedding
+from graph.write.rows import BatchRows, Written, build_rows
+
+# turns of a session read back for its people when the cache is cold (pronouns in the next turn)
+SESSION_TURNS = 8
+
+# called off the request path after turns with a sessionId were written: (user_id, event time of
+# the newest turn written)
+AfterWrite = Callable[[str, float], object]
+
+
+@dataclass
+class RememberResult:
+    records: list[MemoryRecord]
+    created: list[bool]
+
+
+@dataclass
+class _Slots:
+    """A batch's outcome by position: the memory each input is, and whether this call made it."""
+
+    ids: list[MemoryId | None]
+    created: list[bool]
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """Inputs of one user that need writing, with what the models made of them (by position)."""
+
+    hashes: dict[int, str]
+    fresh: list[int]
+    extractions: dict[int, Extraction]
+    vectors: dict[int, Vector]
+
+
+class WritePipeline:
+    def __init__(
+        self,
+        store: Store,
+        caches: UserCaches,
+        models: Models,
+        limits: Limits,
+        background: Background,
+    ) -> None:
+        self._store = store
+        self._caches = caches
+        self._models = models
+        self._limits = limits
+        self._background = background
+        self.after_write: AfterWrite | None = None
+        self.ingested = 0  # memories written since start (for /metrics)
+
+    def remember_many(self, inputs: Sequence[NewMemory]) -> RememberResult:
+        batch = list(inputs)
+        validate_batch(batch, self._limits.max_text_chars, self._limits.max_batch)
+        now = time.time()
+        slots = _Slots([None] * len(batch), [False] * len(batch))
+        by_user: dict[str, list[int]] = defaultdict(list)
+        for i, memory in enumerate(batch):
+            by_user[memory.user_id].append(i)
+        for user_id, positions in by_user.items():
+            prepared = self._prepare(user_id, batch, positions, slots)
+            if prepared is not None and self._commit(user_id, batch, prepared, slots, now):
+                self._caches.use(user_id)
+        self._caches.flush()
+        self._after(batch, by_user, slots, now)
+        return self._result(by_user, slots)
+
+    def _after(
+        self, batch: list[NewMemory], by_user: dict[str, list[int]], slots: _Slots, now: float
+    ) -> None:
+        """Schedules `after_write` for each user whose new turns carry a session."""
+        if self.after_write is None:
+            return
+        for user_id, positions in by_user.items():
+            turns = [batch[i] for i in positions if slots.created[i] and batch[i].session_id]
+            if turns:
+                latest = max(t.occurred_at or now for t in turns)
+                self._background.run(self.after_write, user_id, latest)
+
+    def _result(self, by_user: dict[str, list[int]], slots: _Slots) -> RememberResult:
+        """The records of every input, as stored (a known input returns the existing memory)."""
+        by_id: dict[MemoryId, MemoryRecord] = {}
+        for user_id, positions in by_user.items():
+            by_id.update(self._store.memories(user_id, [slots.ids[i] or "" for i in positions]))
+        final = [MemoryId(i or "") for i in slots.ids]
+        lost = [i for i in final if i not in by_id]
+        if lost:
+            raise NotFound(f"memories {lost} vanished while being written")
+        return RememberResult([by_id[i] for i in final], list(slots.created))
+
+    # -- stages ---------------------------------------------------------------------------------
+
+    def _prepare(
+        self, user_id: str, batch: list[NewMemory], positions: list[int], slots: _Slots
+    ) -> _Prepared | None:
+        """Idempotency, then the models for what is new; None when nothing is."""
+        hashes = {i: content_hash(batch[i]) for i in positions}
+        fresh = self._dedupe(user_id, batch, positions, hashes, slots)
+        if not fresh:
+            return None
+        extractions, vectors = self._models.read_and_embed(
+            [(batch[i].text, batch[i].speaker) for i in fresh]
+        )
+        return _Prepared(
+            hashes,
+            fresh,
+            dict(zip(fresh, extractions, strict=True)),
+            dict(zip(fresh, vectors, strict=True)),
+        )
+
+    def _dedupe(
+        self,
+        user_id: str,
+        batch: list[NewMemory],
+        positions: list[int],
+        hashes: dict[int, str],
+        slots: _Slots,
+    ) -> list[int]:
+        """Maps inputs that already exist (same externalId; without one, same normalised text and
+        speaker; or the same within this batch) to their memory; returns the positions to create."""
+        external = [e for i in positions if (e := batch[i].external_id)]
+        existing = self._store.find_existing(user_id, external, [hashes[i] for i in positions])
+        by_external = {row.external_id: row.id for row in existing if row.external_id}
+        by_hash = {row.content_hash: row.id for row in existing}
+        fresh: list[int] = []
+        seen: dict[str, MemoryId] = {}  # externalId or content hash → memory, within the batch
+        for i in positions:
+            key = batch[i].external_id
+            if key is not None:
+                found = by_external.get(key) or seen.get("external:" + key)
+            else:
+                found = by_hash.get(hashes[i]) or seen.get("hash:" + hashes[i])
+            if found:
+                slots.ids[i] = MemoryId(found)
+                slots.created[i] = False
+                continue
+            prior = slots.ids[i]  # kept from the check before the models ran
+            memory_id = prior if slots.created[i] and prior is not None else new_memory_id()
+            slots.ids[i] = memory_id
+            slots.created[i] = True
+            fresh.append(i)
+            seen["external:" + key if key is not None else "hash:" + hashes[i]] = memory_id
+        return fresh
+
+    def _commit(
+        self, user_id: str, batch: list[NewMemory], prepared: _Prepared, slots: _Slots, now: float
+    ) -> bool:
+        """Under the write lock: resolve, link repeats, write, and follow the write. False when
+        another request wrote every input meanwhile."""
+        caches = self._caches
+        with caches.lock:
+            # the catalogue resolves against what every process wrote
+            caches.follow_locked(user_id)
+            caches.new_facts(user_id)
+            # a concurrent request may have written the same memories meanwhile: check again
+            fresh = self._dedupe(user_id, batch, prepared.fresh, prepared.hashes, slots)
+            if not fresh:
+                return False
+            resolver = caches.catalog(user_id)
+            extractions = [prepared.extractions[i] for i in fresh]
+            resolver.learn_speakers(extractions)
+            ids = [slots.ids[i] or "" for i in fresh]
+            memories = [batch[i] for i in fresh]
+            resolutions = self._resolve(user_id, resolver, memories, ids, extractions)
+            matrix = np.stack([prepared.vectors[i] for i in fresh])
+            repeat_of = self._repeats(user_id, memories, ids, resolutions, matrix)
+            written = [
+                Written(m, memory_id, prepared.hashes[i], resolution, encode_embedding(vector))
+                for i, m, memory_id, resolution, vector in zip(
+                    fresh, memories, ids, resolutions, matrix, strict=True
+                )
+            ]
+            sessions = sorted({s for m in memories if (s := m.session_id)})
+            rows = build_rows(
+                written,
+                resolver.entities,
+                self._models.embedder.model_id,
+                now,
+                self._store.last_in_sessions(user_id, sessions),
+                repeat_of,
+            )
+            self._write(user_id, resolver, rows, resolutions, memories, matrix)
+        return True
+
+    def _write(
+        self,
+        user_id: str,
+        resolver: Resolver,
+        rows: BatchRows,
+        resolutions: Sequence[Resolution],
+        memories: Sequence[NewMemory],
+        matrix: Vector,
+    ) -> None:
+        """The statement, the merges it implies, then this process's caches (under the lock)."""
+        caches = self._caches
+        marks: list[Mark | None] = [self._store.write_batch(user_id, rows)]
+        self.ingested += len(rows.memories)
+        merges = [pair for resolution in resolutions for pair in resolution.merges]
+        for source, target in merges:
+            marks.append(self._store.merge_entities(user_id, source, target))
+        caches.patch_facts(user_id, lambda held: _wrote(held, rows, merges))
+        caches.spoke(user_id, [s for m in memories if (s := m.speaker) and m.kind == "turn"])
+        # counts in the cached catalogue follow the write
+        for entity in rows.entities:
+            known = resolver.entities.get(entity.key)
+            if known is not None:
+                resolver.learn(replace(known, mention_count=known.mention_count + entity.count))
+        ids = [row.id for row in rows.memories]
+        caches.vectors.add(user_id, ids, matrix)
+        caches.lexical.add(user_id, ids, [embedding_text(m.text, m.speaker) for m in memories])
+        caches.advance(user_id, marks)
+
+    def _resolve(
+        self,
+        user_id: str,
+        resolver: Resolver,
+        memories: Sequence[NewMemory],
+        ids: Sequence[str],
+        extractions: Sequence[Extraction],
+    ) -> list[Resolution]:
+        """Each memory's extraction resolved in order, sessions read in when cold."""
+        resolutions: list[Resolution] = []
+        for memory, memory_id, extraction in zip(memories, ids, extractions, strict=True):
+            session_id = memory.session_id
+            if session_id and not resolver.knows_session(session_id):
+                people, speakers = self._store.session_people(user_id, session_id, SESSION_TURNS)
+                resolver.seed_session(session_id, people, speakers)
+            if memory.kind == "episode":
+                # a summary repeats its session's facts and is written by us: it mentions the
+                # entities the turns made by their keys, but adds no entity, alias or fact
+                known = [m for m in extraction.mentions if m.key in resolver.entities]
+                extraction = Extraction(known, [], extraction.cues)
+            resolutions.append(resolver.resolve(extraction, memory_id, session_id))
+        return resolutions
+
+    def _repeats(
+        self,
+        user_id: str,
+        memories: Sequence[NewMemory],
+        ids: Sequence[str],
+        resolutions: Sequence[Resolution],
+        matrix: Vector,
+    ) -> dict[str, str]:
+        """New memory id → the earlier memory it repeats (graph/repeats.py): the nearest
+        stored vectors and the batch's earlier turns, through the gate."""
+        said = [
+            Said(
+                memory_id,
+                memory.speaker,
+                memory.kind,
+                frozenset(resolution.extraction.keys()),
+                said_whole(memory.text),
+            )
+            for memory, memory_id, resolution in zip(memories, ids, resolutions, strict=True)
+        ]
+        hits = self._repeat_hits(user_id, ids, matrix)
+        wanted = {m for found in hits for m, _ in found} - set(ids)
+        records = self._store.memories(user_id, [MemoryId(m) for m in wanted]) if wanted else {}
+        known = {
+            str(r.id): Said(
+                str(r.id), r.speaker, r.kind, frozenset(r.entity_keys), said_whole(r.text)
+            )
+            for r in records.values()
+        }
+        known.update({s.id: s for s in said})
+        # a repeat of a repeat names the first saying
+        first = {str(r.id): r.repeat_of for r in records.values() if r.repeat_of}
+        out: dict[str, str] = {}
+        for new, found in zip(said, hits, strict=True):
+            pairs = [(known[m], c) for m, c in found if m in known]
+            match = closest_repeat(new, pairs, REPEAT_COSINE)
+            if match is not None:
+                out[new.id] = out.get(match) or first.get(match) or match
+        return out
+
+    def _repeat_hits(
+        self, user_id: str, ids: Sequence[str], matrix: Vector
+    ) -> list[list[tuple[str, float]]]:
+        """Per new memory, the stored memories and the batch's earlier ones at least
+        REPEAT_COSINE close."""
+        hits: list[list[tuple[str, float]]] = []
+        batch_cosine = matrix @ matrix.T  # the batch's earlier turns count too
+        for p in range(len(ids)):
+            stored = self._caches.vectors.search(user_id, matrix[p], 3)
+            earlier = np.flatnonzero(batch_cosine[p, :p] >= REPEAT_COSINE)
+            within = [(ids[int(q)], float(batch_cosine[p, q])) for q in earlier]
+            hits.append([(str(m), c) for m, c in [*stored, *within] if c >= REPEAT_COSINE])
+        return hits
+
+
+def _wrote(held: UserFacts, rows: BatchRows, merges: Sequence[tuple[str, str]]) -> None:
+    """A batch's write and then its merges, in the order the graph applied them."""
+    held.wrote(rows)
+    for source, target in merges:
+        held.merged(source, target)
