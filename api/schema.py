@@ -11,9 +11,12 @@ import binascii
 from datetime import datetime
 
 import strawberry
+from graphql import GraphQLError
 from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
-from strawberry.types import Info
+from strawberry.types import ExecutionContext, Info
 
+from api.errors import log_error
+from api.inputs import ts
 from api.loaders import Context, call
 from api.metrics import MetricsExtension
 from api.types import (
@@ -27,15 +30,15 @@ from api.types import (
     ScoreWeightsInput,
     SessionSummary,
     context_block,
+    new_memory,
     session_summary,
-    ts,
 )
 from graph import validation
 from graph.errors import InvalidInput, NotFound
 from graph.limits import DEFAULT_MAX_MEMORIES, DEFAULT_PAGE, MAX_PAGE, check_range
 from graph.recall.config import DEFAULT_PROFILE, preset
 from graph.recall.retrieval import ContextRequest, retrieve
-from graph.recall.sessions import end_session
+from graph.write.sessions import end_session
 
 
 def _ctx(info: Info[Context, None]) -> Context:
@@ -146,7 +149,7 @@ class Mutation:
     async def remember(self, info: Info[Context, None], input: MemoryInput) -> Memory:
         ctx = _ctx(info)
         ctx.scope(str(input.user_id))
-        result = await call(ctx.service.remember_many, [input.to_new()])
+        result = await call(ctx.service.remember_many, [new_memory(input)])
         return Memory.from_record(result.records[0])
 
     @strawberry.mutation(description="Remember a batch atomically (validated whole first).")
@@ -156,7 +159,7 @@ class Mutation:
         ctx = _ctx(info)
         for item in inputs:
             ctx.scope(str(item.user_id))
-        result = await call(ctx.service.remember_many, [i.to_new() for i in inputs])
+        result = await call(ctx.service.remember_many, [new_memory(i) for i in inputs])
         return [Memory.from_record(r) for r in result.records]
 
     @strawberry.mutation
@@ -209,8 +212,19 @@ MAX_DEPTH = 10
 MAX_ALIASES = 30
 MAX_TOKENS = 5_000
 
+class RecollectSchema(strawberry.Schema):
+    """strawberry's schema, logging errors by whose they are (api/errors.py): its own logs every
+    error, a client's typo included, at ERROR with a traceback."""
+
+    def process_errors(
+        self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
+    ) -> None:
+        for error in errors:
+            log_error(error)
+
+
 # Query depth, alias and token limits reject abusive documents before any resolver runs.
-schema = strawberry.Schema(
+schema = RecollectSchema(
     query=Query,
     mutation=Mutation,
     extensions=[

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 import strawberry
 from strawberry.types import Info
 
+from api.inputs import SESSION, MemoryFields, UserMemoryFields
 from api.loaders import Context, call
 from graph.errors import NotFound
 from graph.ids import MemoryId
@@ -16,21 +17,13 @@ from graph.limits import MAX_PAGE, check_range
 from graph.recall.config import WEIGHT_NAMES
 from graph.recall.retrieval import ContextResult
 from graph.recall.retrieval import ScoredMemory as ScoredRecord
-from graph.recall.sessions import SessionSummary as SummaryRecord
 from graph.records import MAX_EVIDENCE, EntityRecord, MemoryRecord
 from graph.validation import NewMemory
+from graph.write.sessions import SessionSummary as SummaryRecord
 
 
 def dt(stamp: float | None) -> datetime | None:
     return None if stamp is None else datetime.fromtimestamp(stamp, tz=UTC)
-
-
-def ts(value: datetime | None) -> float | None:
-    if value is None:
-        return None
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    return value.timestamp()
 
 
 def _ctx(info: Info[Context, None]) -> Context:
@@ -63,7 +56,7 @@ class Relation:
     async def evidence(self, info: Info[Context, None], first: int | None = 5) -> list[Memory]:
         first = check_range(5 if first is None else first, "first", 1, MAX_EVIDENCE)
         ids = self.evidence_ids[::-1][:first]
-        found = await call(_ctx(info).service.memories, self.user_id, ids)
+        found = await call(_ctx(info).service.store.memories, self.user_id, ids)
         return [Memory.from_record(found[m]) for m in map(MemoryId, ids) if m in found]
 
     @strawberry.field
@@ -280,32 +273,20 @@ class EntityConnection:
     total_count: int
 
 
-@strawberry.input
+@strawberry.experimental.pydantic.input(
+    model=UserMemoryFields, all_fields=True, name="MemoryInput", description=MemoryFields.__doc__
+)
 class MemoryInput:
-    user_id: strawberry.ID
-    text: str
-    speaker: str | None = None
-    session_id: strawberry.ID | None = None
-    occurred_at: datetime | None = None
-    external_id: str | None = None
-    importance: int | None = None
-    pinned: bool | None = None
-    category: str | None = None
-    fact_type: str | None = None
+    """The fields and their descriptions are api/inputs.py's, shared with MCP; ids are IDs."""
 
-    def to_new(self) -> NewMemory:
-        return NewMemory(
-            user_id=str(self.user_id),
-            text=self.text,
-            speaker=self.speaker,
-            session_id=str(self.session_id) if self.session_id is not None else None,
-            occurred_at=ts(self.occurred_at),
-            external_id=self.external_id,
-            importance=self.importance,
-            pinned=self.pinned,
-            category=self.category,
-            fact_type=self.fact_type,
-        )
+    user_id: strawberry.ID
+    session_id: strawberry.ID | None = strawberry.field(default=None, description=SESSION)
+
+
+def new_memory(memory: MemoryInput) -> NewMemory:
+    """What the service writes for one GraphQL input."""
+    fields: UserMemoryFields = memory.to_pydantic()  # type: ignore[attr-defined]
+    return fields.to_new(fields.user_id)
 
 
 @strawberry.input(description="Overrides of the score weights (missing parts keep the profile's).")

@@ -75,7 +75,8 @@ async def _conversation(client: Client, **user: str) -> list[str]:
     assert len(ids) == 3
     one = _data(
         await client.call_tool(
-            "remember", {"text": "My dog Rex loves the beach.", "speaker": "Alice", **user}
+            "remember",
+            {"memory": {"text": "My dog Rex loves the beach.", "speaker": "Alice"}, **user},
         )
     )
     ids.append(one["id"])
@@ -121,7 +122,12 @@ async def _conversation(client: Client, **user: str) -> list[str]:
     assert episode["turn_count"] == 2
 
     # bad arguments come back as tool errors that name the field
-    assert "text" in _error(await client.call_tool("remember", {"speaker": "Alice", **user}))
+    assert "text" in _error(
+        await client.call_tool("remember", {"memory": {"speaker": "Alice"}, **user})
+    )
+    assert "memory.text" in _error(
+        await client.call_tool("remember", {"memory": {"text": " "}, **user})
+    )
     assert "limit" in _error(
         await client.call_tool("search_memories", {"query": "x", "limit": 0, **user})
     )
@@ -137,7 +143,9 @@ async def _conversation(client: Client, **user: str) -> list[str]:
     tom = await client.call_tool("get_entity", {"name": "Tom", **user})
     assert "NOT_FOUND" in _error(tom), "a refused batch writes nothing"
     assert "occurred_at" in _error(
-        await client.call_tool("remember", {"text": "x", "occurred_at": "yesterday", **user})
+        await client.call_tool(
+            "remember", {"memory": {"text": "x", "occurred_at": "yesterday"}, **user}
+        )
     )
     return ids
 

@@ -1,0 +1,91 @@
+"""One definition of what a client sends about a memory, shared by GraphQL's `MemoryInput`
+(api/types.py, through strawberry's pydantic integration) and MCP's `remember` tools
+(api/mcp_server.py). The ranges the descriptions state come from the checks themselves
+(graph/validation.py, graph/limits.py), written "from N to M" or "at most N", and a test calls
+every tool at each stated bound and one past it.
+
+Types only are checked here; the values are checked below the API (graph/validation.py), so a bad
+value gets the same BAD_USER_INPUT with the same message on every entry point.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated
+
+from pydantic import BaseModel, Field
+
+from graph.validation import (
+    CATEGORIES,
+    DEFAULT_IMPORTANCE,
+    FACT_TYPES,
+    MAX_IMPORTANCE,
+    MIN_IMPORTANCE,
+    NewMemory,
+)
+
+
+def span(low: int, high: int) -> str:
+    """A range as descriptions state it (the range test reads this form)."""
+    return f"from {low} to {high}"
+
+
+def ts(value: datetime | None) -> float | None:
+    """A client's date and time as epoch seconds (UTC when it names no zone)."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.timestamp()
+
+
+TEXT = "What was said or learned, as plain text."
+SPEAKER = "Who said it, e.g. the user's name; first-person words in the text are this person."
+SESSION = "The conversation it belongs to: turns of one session are chained and summarised."
+OCCURRED = "When it was said (ISO 8601); default now. Relative dates in the text count from it."
+EXTERNAL = "Your id for it: remembering the same id again returns the stored memory."
+IMPORTANCE = (
+    f"How much it matters, {span(MIN_IMPORTANCE, MAX_IMPORTANCE)} "
+    f"({MIN_IMPORTANCE} trivia, {MAX_IMPORTANCE} vital); default {DEFAULT_IMPORTANCE}. "
+    f"Facts stated by an importance-{MAX_IMPORTANCE} or pinned memory count as strong."
+)
+PINNED = (
+    f"Its facts count as strong, as with importance {MAX_IMPORTANCE}: context expands to the "
+    "entities they link first."
+)
+CATEGORY = f"What it is about: one of {', '.join(CATEGORIES)}."
+FACT_TYPE = f"A stated fact rather than a turn of conversation: one of {', '.join(FACT_TYPES)}."
+
+
+class MemoryFields(BaseModel):
+    """One text to remember: a turn of a conversation or a stated fact."""
+
+    text: Annotated[str, Field(description=TEXT)]
+    speaker: Annotated[str | None, Field(description=SPEAKER)] = None
+    session_id: Annotated[str | None, Field(description=SESSION)] = None
+    occurred_at: Annotated[datetime | None, Field(description=OCCURRED)] = None
+    external_id: Annotated[str | None, Field(description=EXTERNAL)] = None
+    importance: Annotated[int | None, Field(description=IMPORTANCE)] = None
+    pinned: Annotated[bool | None, Field(description=PINNED)] = None
+    category: Annotated[str | None, Field(description=CATEGORY)] = None
+    fact_type: Annotated[str | None, Field(description=FACT_TYPE)] = None
+
+    def to_new(self, user_id: str) -> NewMemory:
+        return NewMemory(
+            user_id=user_id,
+            text=self.text,
+            speaker=self.speaker,
+            session_id=self.session_id,
+            occurred_at=ts(self.occurred_at),
+            external_id=self.external_id,
+            importance=self.importance,
+            pinned=self.pinned,
+            category=self.category,
+            fact_type=self.fact_type,
+        )
+
+
+class UserMemoryFields(MemoryFields):
+    """A memory and whose it is: GraphQL names the user in each input."""
+
+    user_id: Annotated[str, Field(description="Whose memory this is.")]
