@@ -201,6 +201,18 @@ def ingest(args: argparse.Namespace) -> int:
     return 1 if summary["rejected"] else 0
 
 
+def _existing(settings: Settings) -> Settings:
+    """A command that reads (context, export) needs a data directory that exists: a mistyped
+    --data-dir would otherwise start an empty store and answer from nothing."""
+    if settings.graph_uri is None and not settings.data_dir.is_dir():
+        raise InvalidInput(
+            "--data-dir",
+            f"no data directory at {settings.data_dir} (ingest or serve first, or pass the one "
+            "that holds the graph)",
+        )
+    return settings
+
+
 def context(args: argparse.Namespace) -> int:
     from api.runtime import start
     from graph.recall.retrieval import ContextRequest, retrieve
@@ -216,7 +228,7 @@ def context(args: argparse.Namespace) -> int:
         session_id=args.session,
         config=preset(args.profile),
     )
-    runtime = start(_settings(args))
+    runtime = start(_existing(_settings(args)))
     try:
         result = retrieve(runtime.service, request)
     finally:
@@ -284,10 +296,10 @@ def export(args: argparse.Namespace) -> int:
     if bool(args.to) == bool(args.graphml):
         print("choose exactly one of --to bolt://HOST:PORT and --graphml FILE", file=sys.stderr)
         return 2
-    runtime = start(_settings(args))
+    runtime = start(_existing(_settings(args)))
     try:
         source = runtime.executor
-        users = [args.user] if args.user else runtime.service.users()
+        users = [args.user] if args.user else runtime.service.store.users()
         if args.graphml:
             counts = write_graphml(source, users, Path(args.graphml))
         else:
@@ -321,8 +333,24 @@ def export_schema(args: argparse.Namespace) -> int:
     return 0
 
 
+def _context_parser(p: argparse.ArgumentParser) -> None:
+    p.add_argument("message")
+    p.add_argument("--user", required=True)
+    p.add_argument("--max-memories", type=int, default=DEFAULT_MAX_MEMORIES)
+    p.add_argument("--token-budget", type=int)
+    p.add_argument("--profile", default=DEFAULT_PROFILE, help=f"preset: {', '.join(PRESETS)}")
+    p.add_argument("--as-of", help="answer as of this ISO 8601 time (default now)")
+    p.add_argument("--speaker", help="who is asking (default: the user's main speaker)")
+    p.add_argument("--session", help="the current session id (adds its turn window)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of the text block")
+    p.set_defaults(func=context)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="recollect", description=__doc__)
+    parser.add_argument(
+        "--verbose", action="store_true", help="library logs and model loading progress too"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     def data_dir(p: argparse.ArgumentParser) -> None:
@@ -346,18 +374,8 @@ def build_parser() -> argparse.ArgumentParser:
     data_dir(p)
     p.set_defaults(func=ingest)
 
-    p = sub.add_parser("context", help="print the context block for a message")
-    p.add_argument("message")
-    p.add_argument("--user", required=True)
-    p.add_argument("--max-memories", type=int, default=DEFAULT_MAX_MEMORIES)
-    p.add_argument("--token-budget", type=int)
-    p.add_argument("--profile", default=DEFAULT_PROFILE, help=f"preset: {', '.join(PRESETS)}")
-    p.add_argument("--as-of", help="answer as of this ISO 8601 time (default now)")
-    p.add_argument("--speaker", help="who is asking (default: the user's main speaker)")
-    p.add_argument("--session", help="the current session id (adds its turn window)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of the text block")
-    data_dir(p)
-    p.set_defaults(func=context)
+    _context_parser(sub.add_parser("context", help="print the context block for a message"))
+    data_dir(sub.choices["context"])
 
     p = sub.add_parser("export", help="copy users to another engine, or write GraphML")
     p.add_argument("--to", help="target: bolt://HOST:7687 (Neo4j) or falkordb://HOST:PORT[/GRAPH]")
@@ -381,15 +399,42 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+# libraries whose INFO and DEBUG lines are not the user's business: faiss reports each SIMD build
+# it tries as a ModuleNotFoundError (they read as errors and are not), bm25s logs at DEBUG,
+# sentence-transformers names the weights it loads
+QUIET_LIBRARIES = ("faiss", "bm25s", "sentence_transformers", "transformers", "httpx", "mcp")
+# commands that run a server: an operator reads their start-up lines
+SERVERS = {"serve", "mcp"}
+
+
+def configure_logging(command: str, verbose: bool) -> None:
+    """The CLI shows what was asked for: library logs at WARNING and no progress bars for loading
+    models unless `--verbose`; the service's own INFO lines only for the servers."""
     logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+        level=logging.DEBUG if verbose else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    ours = logging.INFO if verbose or command in SERVERS else logging.WARNING
+    logging.getLogger("recollect").setLevel(ours)
+    if verbose:
+        return
+    for name in QUIET_LIBRARIES:
+        logging.getLogger(name).setLevel(logging.WARNING)
+    from huggingface_hub.utils.tqdm import disable_progress_bars
+
+    disable_progress_bars()  # before transformers is imported: it reads the flag then
+
+
+def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    configure_logging(args.command, args.verbose)
     try:
         return int(args.func(args))
     except RecollectError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
         return 1
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -17,6 +17,7 @@ before, made each read after a write cost O(memories) and churned memory under l
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 from collections import Counter
@@ -242,6 +243,8 @@ class LexicalIndexes:
         self._rebuilding: set[str] = set()
         self._lock = threading.Lock()
         self._build_lock = threading.Lock()  # one first build at a time
+        # bm25s sets its logger to DEBUG when imported: a log line for every index built
+        logging.getLogger("bm25s").setLevel(logging.WARNING)
 
     def cached_users(self) -> int:
         """Users whose BM25 index is held in memory (for /metrics)."""
