@@ -261,6 +261,13 @@ def _verb(state: DocState, verb: Token) -> None:
         return
     if _job(state, subjects, verb):
         return
+    if not _going_or_working(state, subjects, verb, lemma):
+        _doing_or_relating(state, subjects, verb, lemma)
+
+
+def _going_or_working(state: DocState, subjects: list[str], verb: Token, lemma: str) -> bool:
+    """Travel, attendance, moves and homes, origin, work, occupation and study; True when the
+    verb was one of these."""
     particle = _particle(verb)
     if lemma in GO_VERBS or (lemma == "get" and particle == "back"):
         _going(state, subjects, verb)
@@ -298,7 +305,15 @@ def _verb(state: DocState, verb: Token) -> None:
     elif lemma == "take":
         classes = [d for d in _dobjs(verb) if _head_lemma(d) in CLASS_NOUNS]
         _relate(state, subjects, "ATTENDED", classes)
-    elif lemma in PLAY_VERBS:
+    else:
+        return False
+    return True
+
+
+def _doing_or_relating(state: DocState, subjects: list[str], verb: Token, lemma: str) -> None:
+    """Play, volunteering, support, joining, partners, reading, watching, and the verbs of
+    practice, making and owning."""
+    if lemma in PLAY_VERBS:
         _relate(state, subjects, "PLAYS", _dobjs(verb))
     elif lemma in VOLUNTEER_VERBS:
         places = _pobjs(verb, {"at", "for", "with", "in"}) + _dobjs(verb)
@@ -310,9 +325,9 @@ def _verb(state: DocState, verb: Token) -> None:
         _relate(state, subjects, "MEMBER_OF", joined)
     elif lemma in MARRY_VERBS:
         role = "partner" if lemma == "date" else "spouse"
-        rel = "PARTNER_OF"
         if lemma != "divorce":
-            _relate(state, subjects, rel, _dobjs(verb) + _pobjs(verb, {"to"}), role, people=True)
+            objects = _dobjs(verb) + _pobjs(verb, {"to"})
+            _relate(state, subjects, "PARTNER_OF", objects, role, people=True)
     elif lemma in READ_VERBS:
         _relate(state, subjects, "READ", _dobjs(verb))
     elif lemma in WATCH_VERBS or lemma == "see":

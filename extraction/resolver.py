@@ -277,32 +277,67 @@ class Resolver:
         """The extraction with keys resolved (references settled or dropped), plus what the
         write must do beside it (aliases, promoted candidates, merges)."""
         out = Resolution(extraction)
-        mapping: dict[str, str | None] = {}
-        mentions: dict[str, Mention] = {}
         session = self._sessions.setdefault(session_id or "", _Session())
         speaker = next((m.key for m in extraction.mentions if m.as_speaker), None)
         if speaker is not None:
             speaker = self._resolve(speaker, exact=True)
-        for mention in extraction.mentions:
+        mapping = self._settle(extraction, memory_id, session_id, session, speaker, out)
+        mentions = self._resolved_mentions(extraction, mapping, out)
+        relations = self._resolved_relations(extraction, mapping, out)
+        if speaker is not None:
+            _touch(session.talkers, speaker)
+        for key in mentions:
+            if key.startswith("project:") and key not in session.things:
+                session.things.append(key)
+            elif key.startswith("person:") and key not in self.speakers and key != speaker:
+                _touch(session.people, key)
+        out.extraction = Extraction(
+            list(mentions.values()), relations, extraction.cues, extraction.dates
+        )
+        return out
+
+    def _settle(
+        self,
+        extraction: Extraction,
+        memory_id: str,
+        session_id: str | None,
+        session: _Session,
+        speaker: str | None,
+        out: Resolution,
+    ) -> dict[str, str | None]:
+        """Each mention's key in the catalogue: names first, then pronouns (which look back at
+        the names), then roles, things and the addressee; None drops a mention."""
+        mapping: dict[str, str | None] = {}
+        mentions = extraction.mentions
+        for mention in mentions:
             if mention.reference is None:
                 mapping[mention.key] = self._listener(mention, session, speaker) or self._name(
                     mention, memory_id, out
                 )
-        for mention in extraction.mentions:
+        for mention in mentions:
             if mention.reference is not None and mention.reference.kind == "pronoun":
                 mapping[mention.key] = self._pronoun(mention.reference, session.people, speaker)
-        for mention in extraction.mentions:
-            if mention.reference is not None and mention.reference.kind == "role":
-                mapping[mention.key] = self._role(mention.reference, mapping, session.people)
-            elif mention.reference is not None and mention.reference.kind == "thing":
+        for mention in mentions:
+            ref = mention.reference
+            if ref is not None and ref.kind == "role":
+                mapping[mention.key] = self._role(ref, mapping, session.people)
+            elif ref is not None and ref.kind == "thing":
                 named = set(session.things)
                 # "the project" only when the session has named exactly one
                 mapping[mention.key] = named.pop() if session_id and len(named) == 1 else None
-            elif mention.reference is not None and mention.reference.kind == "addressee":
+            elif ref is not None and ref.kind == "addressee":
                 others = [
                     t for t in reversed(session.talkers) if t != speaker and t in self.entities
                 ]
                 mapping[mention.key] = others[0] if session_id and others else None
+        return mapping
+
+    def _resolved_mentions(
+        self, extraction: Extraction, mapping: dict[str, str | None], out: Resolution
+    ) -> dict[str, Mention]:
+        """The mentions under their resolved keys (one per entity); a new name of a known entity
+        becomes its alias, a gender said by a role noun its gender."""
+        mentions: dict[str, Mention] = {}
         for mention in extraction.mentions:
             target = mapping.get(mention.key)
             if target is None:
@@ -321,6 +356,12 @@ class Resolver:
                 known.label,
                 mention.as_speaker or (before is not None and before.as_speaker),
             )
+        return mentions
+
+    def _resolved_relations(
+        self, extraction: Extraction, mapping: dict[str, str | None], out: Resolution
+    ) -> list[Relation]:
+        """The relations between resolved keys; a personal role to a named person is learnt."""
         relations: dict[tuple[str, str, str], Relation] = {}
         for rel in extraction.relations:
             src, dst = mapping.get(rel.src), mapping.get(rel.dst)
@@ -332,17 +373,7 @@ class Resolver:
             dst_is_named = dst_entity is not None and not dst_entity.unnamed
             if rel.role and rel.type in _PERSONAL and dst_is_named:
                 self._named_role(src, rel.role, dst, out)
-        if speaker is not None:
-            _touch(session.talkers, speaker)
-        for key in mentions:
-            if key.startswith("project:") and key not in session.things:
-                session.things.append(key)
-            elif key.startswith("person:") and key not in self.speakers and key != speaker:
-                _touch(session.people, key)
-        out.extraction = Extraction(
-            list(mentions.values()), list(relations.values()), extraction.cues, extraction.dates
-        )
-        return out
+        return list(relations.values())
 
     def _name(self, mention: Mention, memory_id: str, out: Resolution) -> str | None:
         """A named mention's key; None for a tentative name nobody knows or a candidate topic

@@ -119,64 +119,67 @@ def write_graphml(source: Executor, users: list[str], path: Path) -> ExportCount
 
     graph = nx.MultiDiGraph()
     counts = ExportCounts(users=list(users))
-
-    def scalars(props: dict[str, Any]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for key, value in props.items():
-            if isinstance(value, str | int | float | bool) and key != "embedding":
-                out[key] = value
-            elif isinstance(value, list):
-                out[key] = json.dumps(value)
-        return out
-
     for user_id in users:
-        params = {"user_id": user_id}
-        for row in source.run("export_entities", params):
-            props = dict(row["props"])
-            props["aliases"] = props.get("aliases") or []
-            graph.add_node(f"{user_id}/{props['key']}", kind="entity", **scalars(props))
-            counts.entities += 1
-        for rows in _memories(source, user_id, 500):
-            for props in rows:
-                attrs = scalars(props)
-                attrs["memory_kind"] = attrs.pop("kind", "turn")  # turn or episode
-                graph.add_node(f"{user_id}/{props['id']}", kind="memory", **attrs)
-                counts.memories += 1
-        for row in source.run("export_sessions", params):
-            props = dict(row["props"])
-            graph.add_node(f"{user_id}/session/{props['id']}", kind="session", **scalars(props))
-            counts.sessions += 1
-        for row in source.run("export_in_session", params):
-            graph.add_edge(
-                f"{user_id}/{row['memory_id']}",
-                f"{user_id}/session/{row['session_id']}",
-                type="IN_SESSION",
-            )
-            counts.in_session += 1
-        for row in source.run("export_summaries", params):
-            graph.add_edge(
-                f"{user_id}/session/{row['session_id']}",
-                f"{user_id}/{row['memory_id']}",
-                type="SUMMARIZED_BY",
-            )
-            counts.summaries += 1
-        for row in source.run("export_mentions", params):
-            graph.add_edge(
-                f"{user_id}/{row['memory_id']}",
-                f"{user_id}/{row['key']}",
-                type="MENTIONS",
-                as_speaker=bool(row["as_speaker"]),
-            )
-            counts.mentions += 1
-        for row in source.run("export_next", params):
-            graph.add_edge(f"{user_id}/{row['from']}", f"{user_id}/{row['to']}", type="NEXT")
-            counts.next += 1
-        for row in source.run("export_relations", params):
-            props = scalars(dict(row["props"]))
-            props.pop("type", None)
-            graph.add_edge(
-                f"{user_id}/{row['src']}", f"{user_id}/{row['dst']}", type=row["type"], **props
-            )
-            counts.relations += 1
+        _graphml_nodes(source, user_id, graph, counts)
+        _graphml_edges(source, user_id, graph, counts)
     nx.write_graphml(graph, str(path))
     return counts
+
+
+def _scalars(props: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in props.items():
+        if isinstance(value, str | int | float | bool) and key != "embedding":
+            out[key] = value
+        elif isinstance(value, list):
+            out[key] = json.dumps(value)
+    return out
+
+
+def _graphml_nodes(source: Executor, user_id: str, graph: Any, counts: ExportCounts) -> None:
+    params = {"user_id": user_id}
+    for row in source.run("export_entities", params):
+        props = dict(row["props"])
+        props["aliases"] = props.get("aliases") or []
+        graph.add_node(f"{user_id}/{props['key']}", kind="entity", **_scalars(props))
+        counts.entities += 1
+    for rows in _memories(source, user_id, 500):
+        for props in rows:
+            attrs = _scalars(props)
+            attrs["memory_kind"] = attrs.pop("kind", "turn")  # turn or episode
+            graph.add_node(f"{user_id}/{props['id']}", kind="memory", **attrs)
+            counts.memories += 1
+    for row in source.run("export_sessions", params):
+        props = dict(row["props"])
+        graph.add_node(f"{user_id}/session/{props['id']}", kind="session", **_scalars(props))
+        counts.sessions += 1
+
+
+def _graphml_edges(source: Executor, user_id: str, graph: Any, counts: ExportCounts) -> None:
+    params = {"user_id": user_id}
+    for row in source.run("export_in_session", params):
+        session = f"{user_id}/session/{row['session_id']}"
+        graph.add_edge(f"{user_id}/{row['memory_id']}", session, type="IN_SESSION")
+        counts.in_session += 1
+    for row in source.run("export_summaries", params):
+        session = f"{user_id}/session/{row['session_id']}"
+        graph.add_edge(session, f"{user_id}/{row['memory_id']}", type="SUMMARIZED_BY")
+        counts.summaries += 1
+    for row in source.run("export_mentions", params):
+        graph.add_edge(
+            f"{user_id}/{row['memory_id']}",
+            f"{user_id}/{row['key']}",
+            type="MENTIONS",
+            as_speaker=bool(row["as_speaker"]),
+        )
+        counts.mentions += 1
+    for row in source.run("export_next", params):
+        graph.add_edge(f"{user_id}/{row['from']}", f"{user_id}/{row['to']}", type="NEXT")
+        counts.next += 1
+    for row in source.run("export_relations", params):
+        props = _scalars(dict(row["props"]))
+        props.pop("type", None)
+        graph.add_edge(
+            f"{user_id}/{row['src']}", f"{user_id}/{row['dst']}", type=row["type"], **props
+        )
+        counts.relations += 1
