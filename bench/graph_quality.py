@@ -12,14 +12,25 @@ Measures, per conversation and overall:
   relation outside RELATED_TO whose evidence holds one of those turns);
 - fact support: share of typed relations whose target's label occurs in an observation that
   shares an evidence turn with the relation;
+- strict support: the same with whole words, case-insensitive and unstemmed, and for a person
+  known only by role ("Melanie's husband") the role word instead of the label;
 - named-entity precision: share of person / org / place / event / project entities whose label
   occurs in the conversation's observations or summaries;
-- typed relations and topic entities per 100 turns.
+- typed relations and topic entities per 100 turns;
+- over all conversations, from the labelled samples of bench/labels/ (see bench/labels/sample.py
+  and GUIDELINE.md): labelled fact precision, the share of 300 sampled (typed relation, evidence
+  turn) units a person judged stated by that turn, and entity-type accuracy, the share of 150
+  sampled entities whose type is the one a person judged right.
 
 "Occurs" compares Snowball stems of the words, in order ("painted" meets "paintings" no, "paint"
 yes: the label's stems must appear as a contiguous run in the text's stems).
 
+The samples are drawn from the conversations run: the labelled ones come from the whole dev
+split, so run without --only for the labelled measures. `--to-label FILE` writes the sampled
+units that have no label yet, with the turns a labeller reads, to FILE outside the repository.
+
     python bench/graph_quality.py [--data ../shared/data/locomo-dev] [--only 26,30]
+        [--to-label /tmp/to-label.jsonl]
 """
 
 from __future__ import annotations
@@ -35,12 +46,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from labels.sample import (
+    ENTITY_SAMPLE,
+    FACT_SAMPLE,
+    EntityUnit,
+    FactUnit,
+    Share,
+    draw,
+    entity_labels,
+    fact_labels,
+    fact_precision,
+    type_accuracy,
+    write_to_label,
+)
 from locomo import DEFAULT_DATA, Conversation, conversation_files, ingest, load, service
+
+from extraction.keys import make_key
 
 NAMED = {"person", "org", "place", "event", "project"}
 UNTYPED = {"RELATED_TO"}
 _WORD = re.compile(r"[a-z0-9]+")
 _DIA = re.compile(r"D\d+:\d+")
+# relation types whose role is the relation's own noun (sister, friend): the role word of an
+# unnamed object; elsewhere the role is a verb or a kind ("visit", "spouse") and the label's last
+# word is the role the person was named by
+ROLE_TYPES = {"FAMILY_OF", "FRIEND_OF"}
 _STEMMER: Any = None
 
 
@@ -60,6 +90,28 @@ def occurs(label: str, text_stems: list[str]) -> bool:
         return False
     n = len(needle)
     return any(text_stems[i : i + n] == needle for i in range(len(text_stems) - n + 1))
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def says(needle: list[str], text_words: list[str]) -> bool:
+    """The words of `needle` as a contiguous run of whole words of the text."""
+    n = len(needle)
+    return n > 0 and any(text_words[i : i + n] == needle for i in range(len(text_words) - n + 1))
+
+
+def strict_object(rel: dict[str, Any], entity: dict[str, Any]) -> list[str]:
+    """The words the strict proxy looks for: the object's label, or for a person known only
+    by role the role word."""
+    label = str(entity.get("label", rel["dst"]))
+    if not entity.get("unnamed"):
+        return words(label)
+    role = rel["props"].get("role")
+    if rel["type"] in ROLE_TYPES and role:
+        return words(str(role))
+    return words(label)[-1:]
 
 
 @dataclass
@@ -98,6 +150,7 @@ class Graph:
     relations: list[dict[str, Any]]
     dia: dict[str, str]
     texts: dict[str, str] = field(default_factory=dict)
+    mentions: dict[str, list[str]] = field(default_factory=dict)  # entity key -> memory ids
 
 
 def read_graph(executor: Any, user: str) -> Graph:
@@ -118,7 +171,10 @@ def read_graph(executor: Any, user: str) -> Graph:
                 dia[props["id"]] = props["external_id"]
                 texts[props["external_id"]] = f"{props.get('speaker')}: {props['text']}"
         after = rows[-1]["props"]["id"]
-    return Graph(entities, relations, dia, texts)
+    mentions: dict[str, list[str]] = defaultdict(list)
+    for row in executor.run("export_mentions", params):
+        mentions[row["key"]].append(row["memory_id"])
+    return Graph(entities, relations, dia, texts, dict(mentions))
 
 
 @dataclass
@@ -127,6 +183,7 @@ class Quality:
     covered: int = 0
     typed: int = 0
     supported: int = 0
+    strict: int = 0
     named: int = 0
     named_ok: int = 0
     topics: int = 0
@@ -146,6 +203,7 @@ class Quality:
         return [
             share(self.covered, self.observations),
             share(self.supported, self.typed),
+            share(self.strict, self.typed),
             share(self.named_ok, self.named),
             f"{self.typed * per100:.1f}",
             f"{self.topics * per100:.1f}",
@@ -166,14 +224,20 @@ def score(conversation: Conversation, notes: Annotations, graph: Graph) -> Quali
     quality.observations = len(notes.observations)
     quality.covered = sum(1 for o in notes.observations if o.evidence & backed)
     by_turn: dict[str, list[list[str]]] = defaultdict(list)
+    words_by_turn: dict[str, list[list[str]]] = defaultdict(list)
     for o in notes.observations:
         for dia_id in o.evidence:
             by_turn[dia_id].append(stems(o.text))
+            words_by_turn[dia_id].append(words(o.text))
     for rel in typed:
-        label = graph.entities.get(rel["dst"], {}).get("label", rel["dst"])
+        entity = graph.entities.get(rel["dst"], {})
+        label = entity.get("label", rel["dst"])
         turns = {graph.dia[m] for m in rel["props"].get("evidence") or () if m in graph.dia}
         if any(occurs(label, text) for t in turns for text in by_turn.get(t, ())):
             quality.supported += 1
+        needle = strict_object(rel, entity)
+        if any(says(needle, text) for t in turns for text in words_by_turn.get(t, ())):
+            quality.strict += 1
     reference = stems(" ".join([o.text for o in notes.observations] + notes.summaries))
     for entity in graph.entities.values():
         if entity.get("unnamed"):
@@ -205,10 +269,132 @@ def eyeball(graph: Graph, rng: random.Random) -> tuple[list[str], list[str]]:
     return entities, facts
 
 
+def fact_units(conversation: Conversation, graph: Graph) -> list[FactUnit]:
+    """Every (typed relation, one of its evidence turns) pair, with what a labeller reads."""
+    turns = {t.dia_id: t for t in conversation.turns}
+    before = {
+        b.dia_id: f"{a.speaker}: {a.text}"
+        for a, b in zip(conversation.turns, conversation.turns[1:], strict=False)
+        if a.session == b.session
+    }
+    units: list[FactUnit] = []
+    for rel in graph.relations:
+        if rel["type"] in UNTYPED:
+            continue
+        src = graph.entities.get(rel["src"], {})
+        dst = graph.entities.get(rel["dst"], {})
+        for dia_id in sorted(
+            {graph.dia[m] for m in rel["props"].get("evidence") or () if graph.dia.get(m) in turns}
+        ):
+            turn = turns[dia_id]
+            units.append(
+                FactUnit(
+                    conversation=conversation.user,
+                    dia_id=dia_id,
+                    type=rel["type"],
+                    subject=str(src.get("label", rel["src"])),
+                    object=str(dst.get("label", rel["dst"])),
+                    role=rel["props"].get("role"),
+                    subject_type=str(src.get("type", "")),
+                    object_type=str(dst.get("type", ""))
+                    + (" (by role)" if dst.get("unnamed") else ""),
+                    turn_before=before.get(dia_id, ""),
+                    turn=f"{turn.speaker}: {turn.text}",
+                )
+            )
+    return units
+
+
+def entity_units(conversation: Conversation, graph: Graph) -> list[EntityUnit]:
+    """One unit per entity label, the speakers excluded, with its first three mentions."""
+    speakers = {make_key("person", t.speaker) for t in conversation.turns}
+    order = {t.dia_id: i for i, t in enumerate(conversation.turns)}
+    by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for key, entity in graph.entities.items():
+        if key not in speakers:
+            by_label[str(entity.get("label", key))].append(entity)
+    units = []
+    for label, found in by_label.items():
+        seen = sorted(
+            {
+                graph.dia[m]
+                for e in found
+                for m in graph.mentions.get(e["key"], ())
+                if graph.dia.get(m) in order  # turns, not episodes
+            },
+            key=order.__getitem__,
+        )
+        units.append(
+            EntityUnit(
+                conversation=conversation.user,
+                label=label,
+                type_found="/".join(sorted({str(e.get("type")) for e in found})),
+                mentions=sum(int(e.get("mention_count") or 0) for e in found),
+                turns=tuple(f"{d} {graph.texts[d]}" for d in seen[:3]),
+            )
+        )
+    return units
+
+
 HEADER = (
-    "| conversation | fact coverage | fact support | NE precision | typed rel./100 turns "
-    "| topics/100 turns | observations | typed relations | named entities | people by role |"
+    "| conversation | fact coverage | fact support | strict support | NE precision "
+    "| typed rel./100 turns | topics/100 turns | observations | typed relations "
+    "| named entities | people by role |"
 )
+
+
+def summary(total: Quality, precision: Share, accuracy: Share) -> None:
+    def share(a: int, b: int) -> str:
+        return f"{a / b:.3f} (of {b})" if b else "-"
+
+    print("\n| measure | overall |\n|---|---|")
+    print(f"| fact coverage | {share(total.covered, total.observations)} |")
+    print(f"| fact support (stems) | {share(total.supported, total.typed)} |")
+    print(f"| strict support (whole words) | {share(total.strict, total.typed)} |")
+    print(f"| labelled fact precision [95% CI] | {precision.cell()} |")
+    print(f"| entity-type accuracy [95% CI] | {accuracy.cell()} |")
+    print(f"| named-entity precision | {share(total.named_ok, total.named)} |")
+
+
+def breakdown(
+    facts: list[FactUnit],
+    fact_known: dict[tuple[str, ...], dict[str, Any]],
+    entities: list[EntityUnit],
+    entity_known: dict[tuple[str, ...], dict[str, Any]],
+) -> None:
+    """Where the labelled samples go wrong: error kinds, precision per relation type, and the
+    entity types confused (found → right)."""
+    labelled = [(u, fact_known[u.key]) for u in facts if u.key in fact_known]
+    kinds = Counter(r["kind"] for _, r in labelled if not r["correct"])
+    if kinds:
+        print("\nincorrect facts by kind: " + ", ".join(f"{k} {n}" for k, n in kinds.most_common()))
+    per_type: dict[str, list[bool]] = defaultdict(list)
+    for unit, record in labelled:
+        per_type[unit.type].append(record["correct"])
+    if per_type:
+        ordered = sorted(per_type.items(), key=lambda kv: (sum(kv[1]) / len(kv[1]), -len(kv[1])))
+        print(
+            "labelled precision by relation type (correct/labelled): "
+            + ", ".join(f"{t} {sum(v)}/{len(v)}" for t, v in ordered)
+        )
+    per_found: dict[str, list[bool]] = defaultdict(list)
+    for unit in (u for u in entities if u.key in entity_known):
+        per_found[unit.type_found].append(unit.type_found == entity_known[unit.key]["type_right"])
+    if per_found:
+        print(
+            "entity-type accuracy by type found (right/labelled): "
+            + ", ".join(f"{t} {sum(v)}/{len(v)}" for t, v in sorted(per_found.items()))
+        )
+    confusions = Counter(
+        f"{u.type_found}→{entity_known[u.key]['type_right']}"
+        for u in entities
+        if u.key in entity_known and u.type_found != entity_known[u.key]["type_right"]
+    )
+    if confusions:
+        print(
+            "entity-type errors (found→right): "
+            + ", ".join(f"{c} {n}" for c, n in confusions.most_common())
+        )
 
 
 def main() -> None:
@@ -217,6 +403,9 @@ def main() -> None:
     parser.add_argument("--only", help="comma-separated file stems, e.g. 26,30")
     parser.add_argument("--batch", type=int, default=128, help="rememberMany batch size")
     parser.add_argument("--quiet", action="store_true", help="tables only, no samples")
+    parser.add_argument(
+        "--to-label", type=Path, help="write the sampled units still unlabelled here (JSONL)"
+    )
     args = parser.parse_args()
     files = conversation_files(args.data, args.only)
     rng = random.Random(0)
@@ -224,6 +413,8 @@ def main() -> None:
     total = Quality()
     samples: list[tuple[str, list[str], list[str], list[str]]] = []
     relation_types: Counter[str] = Counter()
+    fact_population: list[FactUnit] = []
+    entity_population: list[EntityUnit] = []
     with service(None) as (client, _embed, runtime):
         for path in files:
             conversation = load(path)
@@ -235,14 +426,33 @@ def main() -> None:
             rows.append((conversation.user, quality))
             total.add(quality)
             samples.append((conversation.user, *eyeball(graph, rng), quality.misses))
+            fact_population += fact_units(conversation, graph)
+            entity_population += entity_units(conversation, graph)
             print(f"  {conversation.user}: {len(conversation.turns)} turns", file=sys.stderr)
     print(f"\nLoCoMo graph quality: {len(files)} conversations, {total.turns} turns\n")
     print(HEADER)
-    print("|---" * 10 + "|")
+    print("|---" * 11 + "|")
     for user, quality in rows:
         print(f"| {user} | " + " | ".join(quality.row()) + " |")
     print("| **overall** | " + " | ".join(f"**{c}**" for c in total.row()) + " |")
     print("\nrelation types: " + ", ".join(f"{t} {n}" for t, n in relation_types.most_common()))
+    fact_sample = draw(fact_population, FACT_SAMPLE)
+    entity_sample = draw(entity_population, ENTITY_SAMPLE)
+    fact_known, entity_known = fact_labels(), entity_labels()
+    print(
+        f"\nlabelled samples: {len(fact_sample)} of {len(fact_population)} (typed relation, "
+        f"evidence turn) units, {len(entity_sample)} of {len(entity_population)} entities "
+        "(speakers excluded)"
+    )
+    precision = fact_precision(fact_sample, fact_known)
+    accuracy = type_accuracy(entity_sample, entity_known)
+    summary(total, precision, accuracy)
+    breakdown(fact_sample, fact_known, entity_sample, entity_known)
+    if args.to_label:
+        written = write_to_label(
+            args.to_label, fact_sample, entity_sample, fact_known, entity_known
+        )
+        print(f"\n{written} unlabelled units written to {args.to_label}")
     if args.quiet:
         return
     for user, entities, facts, misses in samples:
