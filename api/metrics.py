@@ -1,8 +1,8 @@
 """GET /metrics in the Prometheus text format (prometheus-client).
 
 Per GraphQL operation (the root fields a request selects, so the label set is the schema's, never
-user text): requests by outcome and latency, and errors by code (STORE_UNAVAILABLE and QUERY_FAILED
-are the store's). Read from the runtime at scrape time: memories ingested, users held in each
+user text): requests by outcome and latency, and errors by code (STORE_UNAVAILABLE is the
+store's). Read from the runtime at scrape time: memories ingested, users held in each
 per-user cache, engine restarts and whether the engine answers. One registry per app, so that
 several apps in one process (tests) do not collide.
 """
@@ -61,7 +61,7 @@ class Metrics:
         )
         self.errors = Counter(
             "recollect_graphql_errors",
-            "GraphQL errors by code (STORE_UNAVAILABLE and QUERY_FAILED come from the store)",
+            "GraphQL errors by code (STORE_UNAVAILABLE comes from the store)",
             ["code"],
             registry=self.registry,
         )

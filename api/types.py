@@ -226,7 +226,7 @@ class TurnWindow:
     turn_count: int
     first: list[Memory]
     middle: list[str] = strawberry.field(
-        description="Extractive summary (TextRank) of the turns between first and last"
+        description="Extractive summary (the episode policy) of the turns between first and last"
     )
     last: list[Memory]
 

@@ -20,8 +20,8 @@ DIMENSIONS = 384
 
 # word pieces of a text that are embedded (the rest is cut): the model's sentence-transformers
 # configuration allows 256 (MODEL_TOKENS); it was trained on sequences of at most 128, and a long
-# reply's first 128 word pieces cost half as much as 256 and retrieve as well (README
-# "Performance"); BM25 still indexes the whole text
+# reply's first 128 word pieces cost half as much as 256 and retrieve as well
+# (docs/performance.md); BM25 still indexes the whole text
 MODEL_TOKENS = 256
 EMBEDDED_TOKENS = 128
 

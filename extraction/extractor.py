@@ -33,8 +33,8 @@ from extraction.when import date_phrases
 
 # characters of one text that extraction parses (see parsed_head); None parses every text whole.
 # 600 cuts 3% of the user turns of LongMemEval and 87% of the assistant replies, none of LoCoMo's,
-# and left LongMemEval dev recall unchanged while spaCy got 1.4x faster on real text (README
-# "Performance")
+# and left LongMemEval dev recall unchanged while spaCy got 1.4x faster on real text
+# (docs/performance.md)
 PARSED_CHARS: int | None = 600
 
 

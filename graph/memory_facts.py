@@ -12,7 +12,7 @@ change mark did not move around the read; until then calls read the graph as bef
 stays the source of truth.
 
 Not thread-safe by itself: the service reads it under its own lock and changes it under the write
-lock (graph/service.py).
+lock (graph/caches.py).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 spaCy (the extractor) and MiniLM (the embedder) are both CPU-bound; torch releases the GIL, so a
 batch is parsed on the extraction thread while the calling thread embeds it and the two share the
-cores instead of taking turns (docs/benchmarks.md). A context call embeds its message, and the
+cores instead of taking turns (docs/performance.md). A context call embeds its message, and the
 parts of a message of several parts, on the query pool while its own thread reads the graph.
 """
 

@@ -8,7 +8,7 @@ the call that reported: a single user larger than the budget is served, then evi
 An evicted user's next call loads the caches again: the FAISS index from its file, BM25 and the
 catalogue from the graph (graph/follow.py brings them up to date).
 
-Pure bookkeeping, thread-safe; evicting is the caller's job (graph/service.py does it under its
+Pure bookkeeping, thread-safe; evicting is the caller's job (graph/caches.py does it under its
 write lock, so a write never loses its catalogue mid-way).
 """
 

@@ -1,7 +1,9 @@
-"""Recall: what the service does with the store to answer `context` and to end sessions.
+"""Recall: the reads that answer `context`.
 
-Retrieval stages (graph/recall/retrieval.py), the retrieval configuration and its named presets
-(config.py), pure ranking maths (scoring.py), the context block composer (block.py), sessions and
-their episodes (sessions.py, textrank.py). Calls the memory service, never the store or the
-indexes behind it; must never import `api`.
+The lookup of the message in the graph (lookup.py), the candidates (candidates.py), the pure
+stages and ranking maths (stages.py, scoring.py), the retrieval configuration and its named
+presets (config.py), the request and its checks (request.py), the pipeline (retrieval.py), the
+current session's window (window.py), the episode policy (episodes.py, textrank.py; episodes are
+written by graph/write/sessions.py) and the context block (block.py). Reaches the store, caches
+and models through the service; must never import `api`.
 """

@@ -129,7 +129,7 @@ class EpisodeConfig:
 
 
 # `spec` is the formula exactly as specified; `default` is what the service ships, chosen on the
-# LoCoMo dev split with bench/locomo.py (README "Retrieval quality"): conversations span months and
+# LoCoMo dev split with bench/locomo.py (docs/retrieval.md): conversations span months and
 # questions ask about any of it, so similarity carries the score, BM25 is 30% of similarity,
 # recency decays over a year instead of two weeks, and adjacent turns lend each other 35% of their
 # score. Recency and frequency keep a small weight: they cost nothing measurable there and break
@@ -148,12 +148,12 @@ PRESETS: dict[str, RetrievalConfig] = {
         # a cued relation's evidence moves a tenth of the way to 1, or 0.3 when the relation links
         # two entities of the message: with the richer graph a talkative user has hundreds of
         # LIKES and ATTENDED facts, and halfway lifted all of them past the answer (R@8 0.636 →
-        # 0.669 on the dev split; README "Retrieval quality")
+        # 0.669 on the dev split; docs/retrieval.md)
         cued_lift=0.1,
         paired_lift=0.3,
         # what the person a question is about said, first: 96% of the dev split's evidence turns
         # were said by the person the question names; 0.4 gave R@8 0.723 there, 0.3 / 0.4 / 0.5
-        # with entity frequency off 0.719 / 0.726 / 0.717 (README "What the graph adds")
+        # with entity frequency off 0.719 / 0.726 / 0.717 (docs/retrieval.md)
         speaker_lift=0.4,
     ),
 }
