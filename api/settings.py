@@ -42,8 +42,8 @@ class Settings:
     max_body_bytes: int = 32 * 1024 * 1024
     session_idle_minutes: int = 30
     vector_flush_seconds: float = 5.0
-    # what the per-user caches (FAISS, BM25, catalogue, speakers, memory facts) may hold before the least recently used
-    # users are evicted (graph/residency.py)
+    # what the per-user caches (FAISS, BM25, catalogue, speakers, memory facts) may hold before
+    # the least recently used users are evicted (graph/residency.py)
     cache_mb: float = CACHE_MB
 
     @property
