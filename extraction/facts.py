@@ -21,6 +21,7 @@ from collections.abc import Iterable
 
 from spacy.tokens import Token
 
+from extraction.kinds import idiom, in_range, kind_of, thanks
 from extraction.lexicon import (
     ATTEND_VERBS,
     DISLIKE_VERBS,
@@ -220,6 +221,10 @@ def _relate(
     people: bool = False,
 ) -> None:
     for obj in objects:
+        # judged before the object becomes a topic: a light noun ("a ton", "the top") that states
+        # no fact is no topic either
+        if not _stated(rel, obj, state.key_of(obj)):
+            continue
         key = state.object_key(obj, people=people)
         if key is None:
             continue
@@ -227,6 +232,15 @@ def _relate(
             continue
         for subject in subjects:
             state.relate(subject, rel, key, role)
+
+
+def _stated(rel: str, obj: Token, key: str | None) -> bool:
+    """Whether the clause states a fact of this type about this object: the object is of a kind
+    the relation accepts (extraction/kinds.py), it is no idiom with its verb, and a liking is no
+    thanks formula."""
+    if idiom(obj) or not in_range(rel, kind_of(obj, key)):
+        return False
+    return not (rel in {"LIKES", "MADE"} and thanks(obj))
 
 
 def _plan(state: DocState, subjects: list[str], action: Token, role: str | None = None) -> None:

@@ -19,9 +19,11 @@ from spacy.tokens import Doc, Span, Token
 from extraction import names
 from extraction.keys import clean_label, make_key
 from extraction.lexicon import (
+    CHAT_FORMULAS,
     EVALUATIVE,
     FIRST_PERSON,
     GENERIC_NOUNS,
+    INTERJECTIONS,
     NER_TYPES,
     PET_NOUNS,
     PLURAL_ROLES,
@@ -31,6 +33,8 @@ from extraction.lexicon import (
 )
 from extraction.model import REF_PREFIX, Mention, Reference, Relation
 
+# chat words and their short forms are no topic ("Congrats" recurs in every friendly talk)
+CHAT_WORDS = frozenset(CHAT_FORMULAS | INTERJECTIONS | {"congrat", "prob", "probs"})
 # a single-word noun chunk this common in English (wordfreq Zipf) says too little to be a topic
 # on its own ("photo" 5.3, "nature" 5.0, "passion" 4.6, "courage" 4.3), even when it recurs;
 # the object of a typed fact may be commoner ("university" 5.4, "gym")
@@ -266,7 +270,7 @@ class DocState:
             named.append(token.head)
         if token.dep_ == "attr":
             named += [c for c in token.head.children if c.dep_ == "nsubj" and c.i in self.token_key]
-        people = [self.token_key[n.i] for n in named if self.token_key[n.i].startswith("person:")]
+        people = [p for n in named if (p := self._as_person(n)) is not None]
         if role == "family":
             people = []  # "you're like family, Caroline" names no relative
         for person in people:
@@ -280,11 +284,27 @@ class DocState:
         plural = role in PLURAL_ROLES or token.tag_ in {"NNS", "NNPS"}
         reference = Reference("role", gender=gender, owner=owner, role=role, plural=plural)
         key = self.reference(f"{REF_PREFIX}role:{owner}:{role}", role, reference)
-        self.relate(owner, relation, key, role)
+        if role != "family":  # a whole family is no relative: the mention stays, no edge
+            self.relate(owner, relation, key, role)
         self.people.append((token.i, key))
         if gender:
             self.gender[key] = gender
         return key
+
+    def _as_person(self, token: Token) -> str | None:
+        """A name beside a role noun ("my sister Liz", "Liz, my sister") is a person, whatever
+        the tagger guessed (an org, a place): the role says so."""
+        key = self.token_key[token.i]
+        if key.startswith("person:"):
+            return key
+        if key.split(":", 1)[0] not in {"org", "place", "topic"}:
+            return None
+        mention = self.mentions.pop(key, None)
+        person = self.add("person", mention.label if mention else token.text, [token])
+        for i, other in list(self.token_key.items()):
+            if other == key and person is not None:
+                self.token_key[i] = person
+        return person
 
     def _own_pet(self, token: Token) -> None:
         """ "my dog Max", "our cats": the owner HAS_PET the pet (by name when named). The parser
@@ -408,8 +428,8 @@ def topic_label(
         return None
     kept = kept[-MAX_TOPIC_WORDS:]
     lemma = head.lemma_.lower() if head.pos_ != "PROPN" else head.text
-    if lemma in GENERIC_NOUNS or head.lower_ in GENERIC_NOUNS:
-        return None
+    if {lemma.lower(), head.lower_} & (GENERIC_NOUNS | CHAT_WORDS):
+        return None  # "Congrats!", "no prob": chat, never a topic
     words = [t.text if t.pos_ == "PROPN" or t.text.isupper() else t.lower_ for t in kept[:-1]]
     label = " ".join([*words, lemma])
     if len(label) < 3 or not any(c.isalpha() for c in label):

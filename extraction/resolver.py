@@ -35,6 +35,8 @@ from extraction.keys import make_key, slug, split_key
 from extraction.model import REF_PREFIX, Extraction, KnownEntity, Mention, Reference, Relation
 
 _CONFUSABLE = {"person", "org", "place"}
+# types the small model guesses for a name it knows nothing of; evidence overrides them
+_GUESSED = {"person", "org", "place", "topic"}
 # roles whose owner has many, so an unnamed "my friend" is nobody in particular
 _MANY = {
     "friend",
@@ -242,8 +244,11 @@ class Resolver:
         if len(same_slug) == 1:
             (other,) = same_slug
             other_type = split_key(other)[0]
-            # names are names: any mention spelled like the one known person is that person
+            # names are names: any mention spelled like the one known person is that person, and
+            # a pet named alone later ("Biscuit loves his sweater", tagged an org) is the pet
             if other_type == "person" or (entity_type in _CONFUSABLE and other_type in _CONFUSABLE):
+                return other
+            if other_type == "pet" and entity_type in _GUESSED:
                 return other
         if entity_type == "person":
             return self._person(key, value)
@@ -382,6 +387,8 @@ class Resolver:
             target = self._resolve(mention.key, exact=True)
         else:
             target = self._resolve(mention.key)
+        if _typed_by_evidence(mention) and split_key(target)[0] != mention.type:
+            return self._retype(mention, target, out)
         if target in self.entities:
             return target
         if _ACRONYM.fullmatch(mention.label):
@@ -401,6 +408,21 @@ class Resolver:
             out.back_mentions.extend((m, target) for m in earlier)
         self.learn(KnownEntity(target, mention.type, mention.label))
         return target
+
+    def _retype(self, mention: Mention, target: str, out: Resolution) -> str:
+        """A name typed by evidence ("my dog Biscuit": a pet; "my sister Liz": a person) that is
+        known under the tagger's guess (an org, a place): the guess is merged into the typed
+        entity in the same write, so earlier memories' mentions are corrected with it."""
+        key = mention.key
+        if key not in self.entities:
+            self.learn(KnownEntity(key, mention.type, mention.label))
+        old = self.entities.get(target)
+        if old is None or old.gender is not None or old.unnamed or target in self.speakers:
+            return key  # a person a role noun or a turn vouched for stays who they are
+        if split_key(target)[0] in _GUESSED:
+            out.merges.append((target, key))
+            self.learn_alias(key, target, [old.label, *old.aliases])
+        return key
 
     def _listener(self, mention: Mention, session: _Session, speaker: str | None) -> str | None:
         """A one-word name called out to ("Thanks, Mell!", "Hey Jo") that no entity has, when it
@@ -489,6 +511,14 @@ class Resolver:
         out.merges.append((source, person))
         links.remove(source)
         self.learn_alias(person, source, [self.entities[source].label])
+
+
+def _typed_by_evidence(mention: Mention) -> bool:
+    """A name whose type a role noun said: "my dog Biscuit" (a pet), "my sister Ana" (a person
+    with the gender the role gives)."""
+    if mention.reference is not None or mention.as_speaker:
+        return False
+    return mention.type == "pet" or (mention.type == "person" and mention.gender is not None)
 
 
 def _initials(name: str) -> set[str]:

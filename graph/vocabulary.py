@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from extraction import kinds
 from extraction.model import RELATION_TYPES
 
 # entity type (the key prefix) -> node label
@@ -97,6 +98,31 @@ EXAMPLES: dict[str, tuple[str, str, tuple[str, str]]] = {
     ),
 }
 
+# relation type -> the kinds of object it accepts (its range; extraction/kinds.py decides an
+# object's kind and holds the word lists): an object outside the range is no fact of that type.
+# Examples said by "Alice" whose object is outside the range (or an idiom), so they yield no fact
+# of the type; a test runs each through the real model beside the examples above.
+RANGES = kinds.RANGES
+NOT_FACTS: dict[str, tuple[str, ...]] = {
+    "ATTENDED": ("I came out on top in the end.",),
+    "MADE": (
+        "We make a good team.",
+        "We made great progress this week.",
+        "I made so many mistakes.",
+    ),
+    "PLANS": ("I wanted to take them all home.", "I want to give you a heads up."),
+    "LIKES": (
+        "Thanks so much, I appreciate your kind words.",
+        "I really value our friendship.",
+        "I love your encouragement.",
+    ),
+    "PRACTICES": ("I started hitting the gym last week.",),
+    "STUDIES": ("I learned a ton from it.",),
+    "MOVED_TO": ("I moved on to a better habit.",),
+    "FAMILY_OF": ("My family is doing great.",),
+    "PLAYS": ("I play a huge role in the club.",),
+}
+
 # relation type -> how an episode says it: "{src} attended {dst}." ({role} is the edge's role,
 # e.g. sister, dog, or the planned verb). RELATED_TO states nothing and has none.
 PHRASES: dict[str, str] = {
@@ -145,6 +171,8 @@ __all__ = [
     "SINGLE_VALUED",
     "SINGLE_VALUED_TYPES",
     "PHRASES",
+    "RANGES",
+    "NOT_FACTS",
     "ENTITY_LABELS",
     "EXAMPLES",
     "NODE_LABELS",

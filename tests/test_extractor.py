@@ -7,7 +7,7 @@ import pytest
 from extraction.extractor import RELATION_CUES, Extractor
 from extraction.keys import split_key
 from extraction.model import Relation
-from graph.vocabulary import ENTITY_LABELS, EXAMPLES
+from graph.vocabulary import ENTITY_LABELS, EXAMPLES, NOT_FACTS, RANGES
 from graph.vocabulary import RELATION_TYPES as GRAPH_RELATION_TYPES
 
 SPEAKER = "Alice Smith"
@@ -143,6 +143,28 @@ def test_every_relation_type_has_an_example_it_yields(extractor: Extractor, rela
         (split_key(r.src)[1], split_key(r.dst)[1]) for r in result.relations if r.type == relation
     }
     assert (subject, obj) in found, result.relations
+
+
+def test_every_relation_type_declares_its_range() -> None:
+    from extraction.kinds import LIGHT
+    from extraction.model import RELATION_TYPES
+
+    assert set(RANGES) == set(RELATION_TYPES) - {"WORKS_AS"}  # an occupation, by its own test
+    assert all(LIGHT not in accepted for accepted in RANGES.values())
+
+
+NOT_FACT_CASES = [(t, s) for t, sentences in sorted(NOT_FACTS.items()) for s in sentences]
+
+
+@pytest.mark.parametrize(
+    ("relation", "sentence"), NOT_FACT_CASES, ids=[s for _, s in NOT_FACT_CASES]
+)
+def test_an_object_outside_the_range_or_an_idiom_is_no_fact(
+    extractor: Extractor, relation: str, sentence: str
+) -> None:
+    """Idioms, light nouns, thanks formulas and a whole family state no fact of the type."""
+    result = extractor.extract(sentence, "Alice")
+    assert not [r for r in result.relations if r.type == relation], result.relations
 
 
 NOISE = [

@@ -291,3 +291,29 @@ def test_a_role_and_its_name_in_one_sentence_about_a_third_person(api: Api) -> N
     )
     alicia = _card(api, user, "person:alicia_berenson")
     assert ("PARTNER_OF", "out", "person:gabriel") in _facts(alicia)
+
+
+def test_a_type_said_later_corrects_the_taggers_guess(api: Api) -> None:
+    """ "I took Pixel to the vet" (the small model: a person), then "my dog Pixel": one pet, and
+    the first memory mentions it; later turns naming Pixel alone mean the pet too."""
+    user = "kg-retype"
+    first = _say(api, user, [("Dana", "I took Pixel to the vet.")])
+    assert "person:pixel" in _entity_keys(api, user)
+    _say(api, user, [("Dana", "My dog Pixel is a beagle.")], session="s2")
+    later = _say(api, user, [("Dana", "Yesterday Pixel slept all afternoon.")], session="s3")
+    keys = _entity_keys(api, user)
+    assert "pet:pixel" in keys and "person:pixel" not in keys
+    card = _card(api, user, "pet:pixel")
+    assert card is not None
+    assert {first[0], later[0]} <= {m["id"] for m in card["memories"]}
+    assert ("HAS_PET", "in", "person:dana") in _facts(card)
+
+
+def test_a_role_names_a_person_the_tagger_did_not(api: Api) -> None:
+    """A known person the tagger saw once is not turned into a pet: only guesses are corrected,
+    and a person a role noun vouched for ("my sister Ana") stays a person."""
+    user = "kg-keep-person"
+    _say(api, user, [("Dana", "My sister Ana loves hiking.")])
+    _say(api, user, [("Dana", "My dog Ana is a poodle.")], session="s2")
+    keys = _entity_keys(api, user)
+    assert "person:ana" in keys

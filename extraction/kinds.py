@@ -1,0 +1,334 @@
+"""What kind of thing an object is, and which kinds each relation type accepts (its range).
+
+"I moved to Denver" is a move; "I moved to a new habit" is none. A typed fact stands only when
+its object is of a kind the relation accepts (`RANGES`, documented with examples in
+graph/vocabulary.py); an object outside the range is no fact of that type (it may still be a topic
+the memory mentions). Phrases that only look like facts — idioms and support-verb constructions
+("come out on top", "make a good team", "take care", "give a heads up") — state none.
+
+An object's kind is decided from the strongest evidence at hand, in order: the entity the token
+already stands for (a name typed by the tagger or by a role noun: "my dog Biscuit" is a pet), the
+tagger's label of a title (WORK_OF_ART, PRODUCT, LANGUAGE), a gerund (an activity), then the
+noun's class in documented word lists (places, events, groups, classes, schools, works, games,
+sports, instruments, food, abstract and light nouns). A word list, not a lexical database: no
+registry package ships WordNet's noun classes with their data, and a model download at run time is
+not allowed; the lists are general English, never a data set's words.
+"""
+
+from __future__ import annotations
+
+from spacy.tokens import Token
+
+from extraction.lexicon import PET_NOUNS, PLACE_NOUNS
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+PLACE = "place"
+ORG = "org"
+PERSON = "person"
+PET = "pet"
+EVENT = "event"
+GROUP = "group"  # a team, club, band, community
+CLASS = "class"  # a course, lesson, workshop
+SCHOOL = "school"  # a school, university, programme of study
+WORK = "work"  # a title: a book, film, show, song, game or other creative work
+WRITTEN = "written"  # a written work by its kind: a book, novel, article
+SCREEN = "screen"  # something watched by its kind: a film, show, series
+GAME = "game"
+SPORT = "sport"
+INSTRUMENT = "instrument"
+ACTIVITY = "activity"  # something done: a gerund, a hobby
+SUBJECT = "subject"  # a field of study or skill
+FOOD = "food"
+PROJECT = "project"
+ABSTRACT = "abstract"  # a quality, state or act: "kindness", "education", "unity"
+LIGHT = "light"  # a noun too light to be an object at all: "thing", "future", "offer", "top"
+NAME = "name"  # a proper name the tagger did not type: a title, a brand, a company
+THING = "thing"  # any other concrete noun
+
+EVENT_NOUNS = _words(
+    "concert festival party parade race marathon conference convention wedding funeral "
+    "ceremony tournament competition match game show exhibition exhibit fair rally protest "
+    "meeting meetup reunion retreat trip tour cruise camp gala fundraiser event celebration "
+    "performance recital audition premiere launch session service vacation holiday picnic "
+    "barbecue bbq potluck contest championship league season play musical opera ballet "
+    "screening signing reading talk lecture seminar webinar"
+)
+GROUP_NOUNS = _words(
+    "team club group band choir crew squad committee board community society association "
+    "league orchestra troupe circle network organization organisation union guild "
+    "congregation ensemble"
+)
+CLASS_NOUNS = _words(
+    "class course lesson workshop seminar program programme camp bootcamp tutorial training"
+)
+SCHOOL_NOUNS = _words(
+    "school college university academy institute kindergarten preschool conservatory seminary"
+)
+WRITTEN_NOUNS = _words(
+    "book novel story article poem poetry essay series magazine blog comic manga memoir "
+    "biography autobiography paper journal textbook guide chapter newspaper report script "
+    "screenplay play letter"
+)
+SCREEN_NOUNS = _words(
+    "movie film show series documentary episode musical play video anime cartoon sitcom drama "
+    "season trailer broadcast stream"
+)
+GAME_NOUNS = _words(
+    "game games videogame boardgame puzzle chess checkers cards poker"
+)
+SPORT_NOUNS = _words(
+    "soccer football basketball baseball volleyball tennis golf hockey rugby cricket softball "
+    "badminton squash lacrosse ball pool darts bowling frisbee polo handball pickleball ping- "
+    "pong table-tennis"
+)
+INSTRUMENTS = _words(
+    "guitar piano violin cello viola bass drums drum flute clarinet saxophone sax trumpet "
+    "trombone harp ukulele banjo mandolin keyboard organ harmonica accordion oboe bassoon "
+    "tuba synth synthesizer"
+)
+FOOD_NOUNS = _words(
+    "cake pie bread cookie cookies pizza pasta soup salad dinner lunch breakfast meal dish "
+    "dessert cupcake muffin brownie pancake sandwich curry stew sushi taco tacos ice cream "
+    "jam sauce smoothie coffee tea cocktail wine beer"
+)
+# places by their kind that are not in the lexicon's PLACE_NOUNS (which decide going somewhere
+# from attending something): venues and workplaces
+VENUE_NOUNS = _words(
+    "shelter hospital clinic office studio gym center centre hall stadium arena theater "
+    "theatre cinema salon spa pool rink court field track station airport base church school- "
+    "yard playground kitchen bakery factory warehouse lab laboratory"
+)
+# things done, named by a noun: hobbies and pastimes (a gerund is one by its form)
+ACTIVITY_NOUNS = _words(
+    "yoga pilates meditation pottery photography karate taekwondo judo kickboxing boxing "
+    "crochet origami calligraphy archery parkour hike walk run jog swim ride climb dance art "
+    "music painting drawing sketching gardening knitting baking cooking"
+)
+# nouns that name no thing a fact could be about on their own: light heads of idioms and chat
+LIGHT_NOUNS = _words(
+    "top bottom home future past habit offer thingy thing things stuff lot lots ton tons bit "
+    "bunch couple care control head heads sense deal point way time times chance turn step "
+    "steps progress change changes difference effort effect use sure case fact kind sort part "
+    "side end start beginning rest while moment second minute hour day week month year break "
+    "breath look glance shot try attempt go mind heart back hand hands word words team note "
+    "notes call check advantage place spot room space world life break best most "
+    "least more less unity joy hope peace love faith trust pride fun blast connection "
+    "connections relationship relationships memory memories feeling feelings thought thoughts "
+    "idea ideas dream dreams goal goals plan plans decision decisions choice choices "
+    "opportunity opportunities experience experiences"
+)
+# a noun with one of these endings names a quality or an act, not a thing: "kindness", "unity"
+ABSTRACT_ENDINGS = ("ness", "ity", "ment", "tion", "sion", "ance", "ence", "ship", "hood", "dom")
+# nouns with those endings that are things or events all the same
+CONCRETE_EXCEPTIONS = _words(
+    "apartment department tournament instrument equipment station competition exhibition "
+    "convention celebration graduation vacation expedition excursion ceremony conference "
+    "audience residence city university community academy mansion pension television "
+    "association organization organisation institution foundation collection installation "
+    "composition illustration sculpture"
+)
+
+# idioms and support-verb constructions: (verb lemma, object lemma) that state no fact of the
+# verb's relation ("I came out on top", "we make a good team", "take care")
+IDIOMS = frozenset(
+    {
+        ("come", "top"),
+        ("make", "team"),
+        ("make", "change"),
+        ("make", "difference"),
+        ("make", "sense"),
+        ("make", "point"),
+        ("make", "progress"),
+        ("make", "connection"),
+        ("make", "friend"),
+        ("make", "memory"),
+        ("make", "money"),
+        ("make", "plan"),
+        ("make", "call"),
+        ("make", "deal"),
+        ("make", "impression"),
+        ("make", "decision"),
+        ("make", "effort"),
+        ("make", "time"),
+        ("make", "way"),
+        ("make", "move"),
+        ("make", "mistake"),
+        ("make", "day"),
+        ("make", "chapter"),
+        ("take", "care"),
+        ("take", "control"),
+        ("take", "home"),
+        ("take", "step"),
+        ("take", "time"),
+        ("take", "break"),
+        ("take", "chance"),
+        ("take", "part"),
+        ("take", "place"),
+        ("take", "advantage"),
+        ("take", "look"),
+        ("take", "breath"),
+        ("take", "note"),
+        ("give", "head"),
+        ("give", "heads"),
+        ("give", "try"),
+        ("give", "shot"),
+        ("have", "blast"),
+        ("have", "ball"),
+        ("have", "time"),
+        ("hit", "gym"),
+        ("hit", "road"),
+        ("hit", "book"),
+        ("learn", "ton"),
+        ("learn", "lot"),
+        ("start", "chapter"),
+        ("play", "part"),
+        ("play", "role"),
+        ("do", "best"),
+        ("do", "part"),
+        ("keep", "touch"),
+        ("keep", "mind"),
+    }
+)
+
+_ANY = frozenset(
+    {PLACE, ORG, PERSON, PET, EVENT, GROUP, CLASS, SCHOOL, WORK, WRITTEN, SCREEN, GAME, SPORT,
+     INSTRUMENT, ACTIVITY, SUBJECT, FOOD, PROJECT, ABSTRACT, NAME, THING}
+)  # every kind but LIGHT: no relation takes a light noun
+_TITLES = frozenset({WORK, NAME, ORG})  # the small model types titles as orgs, or not at all
+
+# relation type → the kinds of object it accepts (graph/vocabulary.py documents each)
+RANGES: dict[str, frozenset[str]] = {
+    "WORKS_AT": frozenset({ORG, PLACE, SCHOOL, GROUP, NAME}),
+    "WORKS_ON": frozenset({PROJECT, WORK, WRITTEN, SCREEN, GAME, NAME, THING}),
+    "STUDIES": frozenset({SUBJECT, ACTIVITY, SCHOOL, INSTRUMENT, SPORT, ABSTRACT, NAME, THING}),
+    "LIVES_IN": frozenset({PLACE}),
+    "MOVED_TO": frozenset({PLACE}),
+    "FROM": frozenset({PLACE}),
+    "VISITED": frozenset({PLACE, ORG, SCHOOL, EVENT, NAME}),
+    "ATTENDED": frozenset({EVENT, CLASS, SCHOOL, GROUP, PLACE, ORG, GAME, SPORT, SCREEN, NAME}),
+    "MEMBER_OF": frozenset({GROUP, ORG, CLASS, SCHOOL, PROJECT, PLACE, NAME}),
+    "VOLUNTEERS_AT": frozenset({ORG, PLACE, GROUP, EVENT, SCHOOL, NAME, THING}),
+    "FAMILY_OF": frozenset({PERSON}),
+    "PARTNER_OF": frozenset({PERSON}),
+    "FRIEND_OF": frozenset({PERSON}),
+    "HAS_PET": frozenset({PET}),
+    "OWNS": _ANY - {PERSON, ABSTRACT, EVENT, ACTIVITY, SUBJECT, CLASS, GROUP},
+    "PRACTICES": frozenset({ACTIVITY, SPORT, INSTRUMENT, SUBJECT, GAME, NAME, THING}),
+    "PLAYS": frozenset({GAME, SPORT, INSTRUMENT}) | _TITLES,
+    "MADE": frozenset({THING, WORK, WRITTEN, SCREEN, FOOD, GAME, PROJECT, PLACE, NAME}),
+    "READ": frozenset({WRITTEN, SCREEN}) | _TITLES,
+    "WATCHED": frozenset({SCREEN, EVENT, SPORT, GAME}) | _TITLES,
+    "PLANS": _ANY - {PERSON, ABSTRACT},
+    "LIKES": _ANY,
+    "DISLIKES": _ANY,
+    "SUPPORTS": _ANY,
+    "RELATED_TO": _ANY,
+}
+
+_BY_KEY = {"place": PLACE, "org": ORG, "person": PERSON, "pet": PET, "event": EVENT}
+_BY_LABEL = {"WORK_OF_ART": WORK, "PRODUCT": THING, "LANGUAGE": SUBJECT, "EVENT": EVENT}
+
+
+def kind_of(token: Token, key: str | None) -> str:
+    """The kind of thing an object token names (see the module docstring for the order)."""
+    prefix = (key or "").partition(":")[0]
+    if prefix == "project":
+        return PROJECT
+    if prefix in _BY_KEY:
+        return _BY_KEY[prefix]
+    label = token.ent_type_
+    if label in _BY_LABEL:
+        return _BY_LABEL[label]
+    if label in {"GPE", "LOC", "FAC"}:
+        return PLACE
+    if label == "ORG":
+        return ORG
+    if token.tag_ == "VBG" or (token.pos_ == "VERB" and token.dep_ in {"pcomp", "xcomp"}):
+        return ACTIVITY
+    return _noun_kind(token)
+
+
+def _noun_kind(token: Token) -> str:
+    lemma = token.lemma_.lower()
+    words = {lemma, token.lower_}
+    for kind, nouns in _NOUN_CLASSES:
+        if words & nouns:
+            return kind
+    if lemma in LIGHT_NOUNS or token.lower_ in LIGHT_NOUNS:
+        return LIGHT
+    if token.pos_ == "PROPN":
+        return NAME  # an untyped name: a title, a brand or a company, as far as we know
+    if token.tag_ == "NN" and lemma.endswith("ing"):
+        return ACTIVITY  # "gardening", "knitting"
+    if lemma.endswith(ABSTRACT_ENDINGS) and lemma not in CONCRETE_EXCEPTIONS:
+        return ABSTRACT
+    return THING
+
+
+_NOUN_CLASSES: tuple[tuple[str, frozenset[str]], ...] = (
+    (PET, frozenset(PET_NOUNS)),
+    (SCHOOL, SCHOOL_NOUNS),
+    (CLASS, CLASS_NOUNS),
+    (GROUP, GROUP_NOUNS),
+    (INSTRUMENT, INSTRUMENTS),
+    (SPORT, SPORT_NOUNS),
+    (GAME, GAME_NOUNS),
+    (SCREEN, SCREEN_NOUNS),
+    (WRITTEN, WRITTEN_NOUNS),
+    (EVENT, EVENT_NOUNS),
+    (FOOD, FOOD_NOUNS),
+    (ACTIVITY, ACTIVITY_NOUNS),
+    (PLACE, frozenset(PLACE_NOUNS) | VENUE_NOUNS),
+)
+
+
+def governor(token: Token) -> Token | None:
+    """The verb an object hangs from, through prepositions and coordination."""
+    head = token.head
+    for _ in range(4):
+        if head.pos_ in {"VERB", "AUX"}:
+            return head
+        if head is head.head:
+            return None
+        head = head.head
+    return None
+
+
+def idiom(obj: Token) -> bool:
+    """Whether an object and the verb it hangs from make an idiom that states no fact ("take
+    care", "make a good team"), or the object is a gerund that makes one with its own object
+    ("started hitting the gym")."""
+    verb = governor(obj)
+    if verb is not None and (verb.lemma_.lower(), obj.lemma_.lower()) in IDIOMS:
+        return True
+    own = [c for c in obj.children if c.dep_ in {"dobj", "obj"}]
+    return obj.pos_ == "VERB" and any(
+        (obj.lemma_.lower(), o.lemma_.lower()) in IDIOMS for o in own
+    )
+
+
+# a thanks formula ("thanks for your support", "I appreciate your kind words", "our friendship
+# means a lot"): what the listener gave or shares is no liking of the speaker's
+_LISTENERS = {"your", "our", "yours", "ur"}
+
+
+def thanks(obj: Token) -> bool:
+    """Whether an object is the listener's (or ours together) or what someone is thanked for."""
+    if any(c.dep_ == "poss" and c.lower_ in _LISTENERS for c in obj.children):
+        return True
+    head = obj.head
+    return head.dep_ == "prep" and head.lower_ == "for" and head.head.lemma_.lower() in {
+        "thank",
+        "thanks",
+        "grateful",
+        "thankful",
+    }
+
+
+def in_range(relation: str, kind: str) -> bool:
+    accepted = RANGES.get(relation)
+    return accepted is None or kind in accepted
