@@ -59,6 +59,7 @@ from labels.sample import (
     type_accuracy,
     write_to_label,
 )
+from machine import describe
 from locomo import DEFAULT_DATA, Conversation, conversation_files, ingest, load, service
 
 from extraction.keys import make_key
@@ -429,7 +430,8 @@ def main() -> None:
             fact_population += fact_units(conversation, graph)
             entity_population += entity_units(conversation, graph)
             print(f"  {conversation.user}: {len(conversation.turns)} turns", file=sys.stderr)
-    print(f"\nLoCoMo graph quality: {len(files)} conversations, {total.turns} turns\n")
+    print(f"\nLoCoMo graph quality: {len(files)} conversations, {total.turns} turns")
+    print(f"machine: {describe()}\n")
     print(HEADER)
     print("|---" * 11 + "|")
     for user, quality in rows:

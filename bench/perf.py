@@ -41,6 +41,7 @@ from typing import Any
 
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
+from machine import describe
 from spawn import bulk_built, children, rss_kb, served
 
 REMEMBER_MANY = "mutation($i: [MemoryInput!]!) { rememberMany(inputs: $i) { id } }"
@@ -305,6 +306,7 @@ def main() -> None:
 
 
 def report(rows: list[dict[str, Any]], sizes: list[int], clients: int, data: str) -> None:
+    print(f"\nmachine: {describe()}")
     print(
         f"\n{data} text\n\n| memories | ingest /s (acknowledged / with background) "
         "| embedder only /s | spaCy only /s | ratio | first context ms (+ facts read) "

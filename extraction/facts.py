@@ -240,6 +240,8 @@ def _stated(rel: str, obj: Token, key: str | None) -> bool:
     thanks formula."""
     if idiom(obj) or not in_range(rel, kind_of(obj, key)):
         return False
+    if any(c.dep_ == "det" and c.lower_ == "no" for c in obj.children):
+        return False  # "I'm no writer", "we have no pets"
     return not (rel in {"LIKES", "MADE"} and thanks(obj))
 
 

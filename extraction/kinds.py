@@ -249,6 +249,8 @@ def kind_of(token: Token, key: str | None) -> str:
         return ORG
     if token.tag_ == "VBG" or (token.pos_ == "VERB" and token.dep_ in {"pcomp", "xcomp"}):
         return ACTIVITY
+    if token.pos_ == "ADJ":
+        return LIGHT  # "working on something challenging": a description, not a thing
     return _noun_kind(token)
 
 
