@@ -59,8 +59,8 @@ from labels.sample import (
     type_accuracy,
     write_to_label,
 )
-from machine import describe
 from locomo import DEFAULT_DATA, Conversation, conversation_files, ingest, load, service
+from machine import describe
 
 from extraction.keys import make_key
 

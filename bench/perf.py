@@ -40,8 +40,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from prometheus_client.parser import text_string_to_metric_families
 from machine import describe
+from prometheus_client.parser import text_string_to_metric_families
 from spawn import bulk_built, children, rss_kb, served
 
 REMEMBER_MANY = "mutation($i: [MemoryInput!]!) { rememberMany(inputs: $i) { id } }"
