@@ -113,3 +113,18 @@ def test_forget_closes_the_gap_in_the_session_chain(api: Api) -> None:
         ],
     )["rememberMany"]
     assert _links(api, [more[0]["id"]])[more[0]["id"]] == (last, None)
+
+
+def test_a_bulk_import_has_its_lexical_base_built_before_the_first_question(api: Api) -> None:
+    """On the real engine: a new user's large batch has its BM25 base built in the background,
+    so the first context call does not pay for it; a small one's waits for the first query."""
+    from graph.lexical import WARM_AFTER
+
+    lexical = api.runtime.service.caches.lexical
+    small = [{"userId": "warm-small", "text": f"I planted {n} tulips today."} for n in range(3)]
+    api.ok(REMEMBER_MANY, inputs=small)
+    assert "warm-small" not in lexical.resident()
+    texts = [f"Day {n}: I practised the cello for {n % 7 + 1} hours." for n in range(WARM_AFTER)]
+    api.ok(REMEMBER_MANY, inputs=[{"userId": "warm-bulk", "text": t} for t in texts])
+    assert "warm-bulk" in lexical.resident()  # built once the background work settled
+    assert len(lexical.get("warm-bulk")) == WARM_AFTER

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from graph.lexical import LexicalIndex, LexicalIndexes
+from graph.lexical import WARM_AFTER, LexicalIndex, LexicalIndexes
 
 TEXTS = [
     "Ann: I started pottery classes in Boston last spring.",
@@ -131,3 +131,24 @@ def test_empty_index_scores_nothing() -> None:
     scores = LexicalIndex([], []).scores("anything at all")
     assert scores.top(5) == [] and scores.best == 0.0
     assert np.isclose(scores.normalized("0000000000000001"), 0.0)
+
+
+def test_a_large_write_builds_the_base_in_the_background_once() -> None:
+    """A bulk import's first question finds the base built: a user without an index that is
+    written WARM_AFTER memories gets it built off the request path, once; smaller writes wait
+    for the first query as before."""
+    graph = _Graph()
+    scheduled: list[Callable[[], None]] = []
+    indexes = LexicalIndexes(
+        graph.load, schedule=lambda fn, user: scheduled.append(lambda: fn(user))
+    )
+    few = [f"{i:016x}" for i in range(1000, 1000 + WARM_AFTER - 1)]
+    graph.write(indexes, few, [f"note {i} about pottery" for i in range(len(few))])
+    assert scheduled == [] and indexes.cached_users() == 0
+    more = [f"{i:016x}" for i in range(2000, 2010)]
+    graph.write(indexes, more, [f"note {i} about kayaks" for i in range(len(more))])
+    graph.write(indexes, IDS, TEXTS)
+    assert len(scheduled) == 1  # once, when the count passed WARM_AFTER
+    scheduled.pop()()
+    assert indexes.cached_users() == 1
+    assert IDS[5] in indexes.get("u").scores("Kyoto autumn").top(3)
