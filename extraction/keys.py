@@ -24,7 +24,7 @@ def clean_label(text: str) -> str:
     text = " ".join(text.split())
     text = _LEADING.sub("", text)
     text = _POSSESSIVE.sub("", text)
-    return text.strip(" \t\n.,;:!?\"'()[]{}")
+    return text.strip(" \t\n.,;:!?\"'()[]{}-–—*#_~")
 
 
 def slug(text: str) -> str:

@@ -37,3 +37,10 @@ def test_clean_label_keeps_case() -> None:
 
 def test_split_key() -> None:
     assert split_key("person:john_doe") == ("person", "john_doe")
+
+
+def test_trailing_dashes_and_marks_never_fuse_into_a_label() -> None:
+    """ "a week in Lisbon- it was great": the label is Lisbon; a hyphen inside a name stays."""
+    assert clean_label("Lisbon-") == "Lisbon"
+    assert clean_label("— Porto *") == "Porto"
+    assert clean_label("Jay-Z") == "Jay-Z"
