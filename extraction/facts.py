@@ -221,6 +221,7 @@ def _relate(
     people: bool = False,
 ) -> None:
     for obj in objects:
+        _implied_type(state, rel, obj)
         # judged before the object becomes a topic: a light noun ("a ton", "the top") that states
         # no fact is no topic either
         if not _stated(rel, obj, state.key_of(obj)):
@@ -232,6 +233,38 @@ def _relate(
             continue
         for subject in subjects:
             state.relate(subject, rel, key, role)
+
+
+# what the verb's range says an unfamiliar name is: "I work at Zentrix Labs" (the small model: a
+# person, or nothing) is an organisation, "we moved to Kelmoor" a place
+IMPLIED_TYPES = {
+    "WORKS_AT": "org",
+    "VOLUNTEERS_AT": "org",
+    "MEMBER_OF": "org",
+    "MOVED_TO": "place",
+    "LIVES_IN": "place",
+    "FROM": "place",
+    "VISITED": "place",
+}
+# a name the tagger took for a person is retyped only after these prepositions: "works for Sam"
+# and "visited Sam" may well be about a person
+_PLACE_PREPOSITIONS = {"at", "in", "to", "from", "into"}
+
+
+def _implied_type(state: DocState, rel: str, obj: Token) -> None:
+    """Retypes an unfamiliar proper name by the verb's range (see IMPLIED_TYPES)."""
+    implied = IMPLIED_TYPES.get(rel)
+    if implied is None or obj.pos_ != "PROPN":
+        return
+    key = state.key_of(obj)
+    current = (key or "topic:").split(":", 1)[0]
+    if current == implied or current not in {"topic", "person"}:  # the tagger's org or place stays
+        return
+    if current == "person":
+        preposition = obj.head.lower_ if obj.head.dep_ == "prep" else ""
+        if preposition not in _PLACE_PREPOSITIONS or rel in {"VISITED", "MEMBER_OF"}:
+            return
+    state.retype(obj, implied)
 
 
 def _stated(rel: str, obj: Token, key: str | None) -> bool:

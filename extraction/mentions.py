@@ -291,6 +291,25 @@ class DocState:
             self.gender[key] = gender
         return key
 
+    def retype(self, token: Token, entity_type: str) -> str | None:
+        """The name `token` stands for, under another type (the verb's range said so): the old
+        mention goes unless it is the speaker or typed by a role noun."""
+        old = self.token_key.get(token.i)
+        mention = self.mentions.get(old) if old else None
+        if mention is not None and (mention.as_speaker or old in self.gender):
+            return old
+        span = self._chunks.get(token.i)
+        tokens = [t for t in span if t.pos_ == "PROPN"] if span is not None else [token]
+        label = mention.label if mention else " ".join(t.text for t in tokens or [token])
+        if old is not None:
+            self.mentions.pop(old, None)
+            self.people = [p for p in self.people if p[1] != old]
+        key = self.add(entity_type, label, tokens or [token])
+        for i, other in list(self.token_key.items()):
+            if old is not None and other == old and key is not None:
+                self.token_key[i] = key
+        return key
+
     def _as_person(self, token: Token) -> str | None:
         """A name beside a role noun ("my sister Liz", "Liz, my sister") is a person, whatever
         the tagger guessed (an org, a place): the role says so."""

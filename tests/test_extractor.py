@@ -276,3 +276,24 @@ def test_a_question_about_what_the_listener_said(
     assert said.about_listener is about_listener
     if about_listener:
         assert said.subjects == ()
+
+
+@pytest.mark.parametrize(
+    ("sentence", "fact"),
+    [
+        ("I work at Zentrix Labs now.", ("WORKS_AT", "org:zentrix_labs")),
+        ("We moved to Kelmoor last spring.", ("MOVED_TO", "place:kelmoor")),
+    ],
+)
+def test_an_unfamiliar_name_takes_the_type_its_verb_implies(
+    extractor: Extractor, sentence: str, fact: tuple[str, str]
+) -> None:
+    """A company the small model does not know (it guesses a person, or nothing) after "work
+    at" is an organisation: the clause's verb says so."""
+    result = extractor.extract(sentence, "Dana")
+    assert fact in {(r.type, r.dst) for r in result.relations}, result.relations
+
+
+def test_a_person_worked_for_stays_a_person(extractor: Extractor) -> None:
+    result = extractor.extract("I worked for Sarah Connor for two years.", "Dana")
+    assert "org:sarah_connor" not in {m.key for m in result.mentions}
