@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 from locomo import Baselines, Client, Conversation, Turn, baseline_embed, ingest
+from machine import describe
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "longmemeval-dev" / "longmemeval_s_dev.json.gz"
@@ -241,7 +242,11 @@ def baseline_vectors(path: Path, question: Question, embed: Any) -> np.ndarray:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", default=str(DEFAULT_DATA), help="longmemeval_s_dev.json.gz")
+    parser.add_argument(
+        "--data",
+        default=str(DEFAULT_DATA),
+        help="longmemeval_s_dev.json.gz, or the validation split longmemeval_s_val.json.gz",
+    )
     parser.add_argument("--n", type=int, default=50, help="questions, in the fixed order")
     parser.add_argument("--types", help="comma-separated question types")
     parser.add_argument("--batch", type=int, default=128, help="rememberMany batch size")
@@ -360,11 +365,13 @@ def main() -> None:
         if args.dump:
             Path(args.dump).write_text(json.dumps(dumped, indent=1), encoding="utf-8")
         # printed before the service closes: closing flushes every user's index
-        report(methods, questions, latencies, fresh_turns, fresh_seconds)
+        split = Path(args.data).name.removesuffix(".json.gz")
+        report(split, methods, questions, latencies, fresh_turns, fresh_seconds)
         sys.stdout.flush()
 
 
 def report(
+    split: str,
     methods: dict[str, Method],
     questions: list[Question],
     latencies: list[float],
@@ -374,9 +381,10 @@ def report(
     turns = sum(len(q.turns) for q in questions)
     kinds = sorted({q.kind for q in questions})
     print(
-        f"\nLongMemEval_S dev: {len(questions)} questions, {turns} turns "
+        f"\n{split}: {len(questions)} questions, {turns} turns "
         f"({', '.join(f'{k} {sum(q.kind == k for q in questions)}' for k in kinds)})\n"
     )
+    print(f"machine: {describe()}\n")
     print("| method | R@5 | R@10 | all@10 | session hit@10 |")
     print("|---|---|---|---|---|")
     for method in methods.values():
