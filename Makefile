@@ -1,4 +1,5 @@
 # The two commands of the README: `make serve` and `make test`. Both set up from nothing.
+# `make test-neo4j` runs the suite again on Neo4j 5.26 (.ci/test-neo4j; CI runs both).
 PYTHON ?= python3.11
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -7,7 +8,7 @@ TORCH ?= torch==2.13.0
 # Neo4j's Cypher parser (npm), used by tests/test_cypher_parser.py; npm ci writes this file.
 CYPHERLINT := tools/cypherlint/node_modules/.package-lock.json
 
-.PHONY: setup serve test lint bench-locomo bench-graph
+.PHONY: setup serve test test-neo4j lint bench-locomo bench-graph
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +37,11 @@ test: setup $(CYPHERLINT)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
+
+# The suite on Neo4j: against RECOLLECT_TEST_GRAPH_URI if set, else a server of its own started
+# from ../shared/neo4j and stopped afterwards. ruff and mypy do not depend on the engine.
+test-neo4j: setup $(CYPHERLINT)
+	TEST_PYTHON=$(BIN)/python .ci/test-neo4j
 
 bench-locomo: setup
 	$(BIN)/python bench/locomo.py

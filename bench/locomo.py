@@ -8,15 +8,21 @@ against the question's evidence. The dataset's events / observation / summary an
 read. Nothing of the dataset is written anywhere.
 
     python bench/locomo.py [--data ../shared/data/locomo-dev] [--url http://127.0.0.1:8000/graphql]
+    python bench/locomo.py --graph-uri bolt://127.0.0.1:7687 --graph-user neo4j --graph-password …
 
-Without --url an embedded service is started in-process on a temporary data directory.
+Without --url a service is started in-process on a temporary data directory: on the embedded
+engine, or with --graph-uri (or RECOLLECT_GRAPH_URI, _USER, _PASSWORD) on that graph server, in a
+namespace of its own for the run (a server keeps what earlier runs wrote, and a turn it already
+holds would be answered as a repeat, not ingested), whose users are forgotten at the end.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
+import secrets
 import statistics
 import sys
 import tempfile
@@ -36,6 +42,7 @@ CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 KS = (5, 8, 10)
 DEPTH = 10
 
+FORGET_USER = "mutation($u: ID!) { forgetUser(userId: $u) }"
 REMEMBER_MANY = """mutation($inputs: [MemoryInput!]!) { rememberMany(inputs: $inputs) { id } }"""
 CONTEXT = """query($user: ID!, $message: String!, $asOf: DateTime, $max: Int, $profile: String!) {
   context(userId: $user, message: $message, asOf: $asOf, maxMemories: $max, profile: $profile) {
@@ -191,8 +198,13 @@ class Baselines:
 
 
 class Client:
-    def __init__(self, post: Callable[[str, dict[str, Any]], dict[str, Any]]) -> None:
+    def __init__(
+        self,
+        post: Callable[[str, dict[str, Any]], dict[str, Any]],
+        metrics: Callable[[], str] | None = None,
+    ) -> None:
         self.post = post
+        self.metrics = metrics  # the /metrics text of an in-process service
 
     def call(self, query: str, **variables: Any) -> dict[str, Any]:
         body = self.post(query, variables)
@@ -234,9 +246,12 @@ def conversation_files(data: str, only: str | None = None) -> list[Path]:
 
 
 @contextmanager
-def service(url: str | None) -> Iterator[tuple[Client, Callable[[list[str]], np.ndarray], Any]]:
+def service(
+    url: str | None, **settings: Any
+) -> Iterator[tuple[Client, Callable[[list[str]], np.ndarray], Any]]:
     """A client of the service at `url`, or of one started in-process on a temporary data
-    directory (then its runtime comes along, for benches that read the graph); and an embedder."""
+    directory with `settings` (then its runtime comes along, for benches that read the graph);
+    and an embedder."""
     from extraction.embedder import MODEL_TOKENS, Embedder
 
     if url:
@@ -259,8 +274,8 @@ def service(url: str | None) -> Iterator[tuple[Client, Callable[[list[str]], np.
     from api.settings import Settings
 
     with tempfile.TemporaryDirectory(prefix="recollect-locomo-") as tmp:
-        settings = Settings(data_dir=Path(tmp), max_batch=1_000)
-        with TestClient(create_app(settings)) as client:
+        config = Settings(data_dir=Path(tmp), max_batch=1_000, **settings)
+        with TestClient(create_app(config)) as client:
             runtime = client.app.state.runtime  # type: ignore[attr-defined]
 
             def post(query: str, variables: dict[str, Any]) -> dict[str, Any]:
@@ -268,7 +283,10 @@ def service(url: str | None) -> Iterator[tuple[Client, Callable[[list[str]], np.
                     client.post("/graphql", json={"query": query, "variables": variables}).json()
                 )
 
-            yield Client(post), baseline_embed(runtime.service.models.embedder), runtime
+            def metrics() -> str:
+                return client.get("/metrics").text
+
+            yield Client(post, metrics), baseline_embed(runtime.service.models.embedder), runtime
 
 
 def baseline_embed(service_embedder: Any) -> Callable[[list[str]], np.ndarray]:
@@ -286,7 +304,7 @@ def baseline_embed(service_embedder: Any) -> Callable[[list[str]], np.ndarray]:
 
 
 def run(args: argparse.Namespace) -> None:
-    files = conversation_files(args.data)
+    files = conversation_files(args.data, args.only)
     conversations = [load(p) for p in files]
     profiles = args.profiles.split(",")
     methods = {
@@ -296,7 +314,7 @@ def run(args: argparse.Namespace) -> None:
     ingest_seconds = 0.0
     latencies: list[float] = []
     turns_total = sum(len(c.turns) for c in conversations)
-    with service(args.url) as (client, embed, _runtime):
+    with service(args.url, **graph_settings(args)) as (client, embed, runtime):
         for conversation in conversations:
             started = time.perf_counter()
             ingest(client, conversation, args.batch)
@@ -332,8 +350,53 @@ def run(args: argparse.Namespace) -> None:
                 file=sys.stderr,
             )
             if args.clean:
-                client.call("mutation($u: ID!) { forgetUser(userId: $u) }", u=conversation.user)
+                client.call(FORGET_USER, u=conversation.user)
+        statements = statements_per_call(client)
+        if args.graph_uri:  # the run's namespace on a server that outlives it
+            for conversation in conversations:
+                client.call(FORGET_USER, u=conversation.user)
+    print(f"\nengine: {engine_name(args, runtime)}")
     report(methods, turns_total, ingest_seconds, latencies, len(conversations))
+    if statements is not None:
+        print(f"graph statements per context call: {statements:.2f} (mean)")
+
+
+def graph_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The in-process service's graph: the embedded engine, or the server of --graph-uri in a
+    namespace of this run's own."""
+    if not args.graph_uri:
+        return {}
+    return {
+        "graph_uri": args.graph_uri,
+        "graph_user": args.graph_user,
+        "graph_password": args.graph_password,
+        "namespace": f"locomo-{secrets.token_hex(4)}",
+    }
+
+
+def engine_name(args: argparse.Namespace, runtime: Any) -> str:
+    if runtime is None:
+        return f"the service at {args.url}"
+    where = f" at {args.graph_uri}" if args.graph_uri else ""
+    return f"{runtime.engine_kind}{where}"
+
+
+def statements_per_call(client: Client) -> float | None:
+    """Mean graph statements (round trips on Bolt) per `context` request, from the in-process
+    service's metrics (`recollect_graph_statements`); None for a service elsewhere."""
+    if client.metrics is None:
+        return None
+    from prometheus_client.parser import text_string_to_metric_families
+
+    totals: dict[str, float] = {}
+    for family in text_string_to_metric_families(client.metrics()):
+        for sample in family.samples:
+            if sample.name.startswith("recollect_graph_statements_") and (
+                sample.labels.get("operation") == "context"
+            ):
+                totals[sample.name.rsplit("_", 1)[1]] = sample.value
+    count = totals.get("count", 0.0)
+    return totals.get("sum", 0.0) / count if count else None
 
 
 def report(
@@ -379,17 +442,36 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default=str(DEFAULT_DATA), help="LoCoMo folder (*.json)")
     parser.add_argument("--url", help="GraphQL endpoint of a running service")
+    parser.add_argument("--only", help="comma-separated file stems, e.g. 26,30")
     parser.add_argument(
         "--profiles", default="default,nograph,spec", help="comma-separated presets"
     )
     parser.add_argument("--batch", type=int, default=128, help="rememberMany batch size")
     parser.add_argument("--clean", action="store_true", help="forgetUser after each conversation")
     parser.add_argument(
+        "--graph-uri",
+        default=os.environ.get("RECOLLECT_GRAPH_URI") or None,
+        help="graph server of the in-process service: bolt://HOST:7687 (Neo4j) or "
+        "falkordb://HOST:PORT/GRAPH (default RECOLLECT_GRAPH_URI; none: the embedded engine)",
+    )
+    parser.add_argument(
+        "--graph-user",
+        default=os.environ.get("RECOLLECT_GRAPH_USER") or None,
+        help="default RECOLLECT_GRAPH_USER",
+    )
+    parser.add_argument(
+        "--graph-password",
+        default=os.environ.get("RECOLLECT_GRAPH_PASSWORD") or None,
+        help="default RECOLLECT_GRAPH_PASSWORD",
+    )
+    parser.add_argument(
         "--ablate",
         action="store_true",
         help="also run `default` without each change-and-time lever (in-process service only)",
     )
     args = parser.parse_args()
+    if args.url and args.graph_uri:
+        parser.error("--graph-uri configures the in-process service; --url names another one")
     if args.ablate:
         args.profiles += "," + ",".join(add_ablations())
     run(args)

@@ -20,8 +20,12 @@ SET log.removed = CASE WHEN over > 0 THEN log.removed[over..] ELSE log.removed E
 WITH m, log.seq AS seq, log.epoch AS epoch
 OPTIONAL MATCH (m)-[:MENTIONS]->(e:Entity)
 WITH seq, epoch, m, collect(e) AS entities
-OPTIONAL MATCH (a:Entity)-[r]->(:Entity)
-WHERE a IN entities AND $id IN r.evidence
+// the relations are reached from each touched entity (UNWIND, then a match from a bound node), not
+// by a match on (a:Entity) filtered by `a IN entities`: Neo4j plans that as a scan of every
+// user's entities
+UNWIND CASE WHEN size(entities) = 0 THEN [null] ELSE entities END AS a
+OPTIONAL MATCH (a)-[r]->(:Entity)
+WHERE $id IN r.evidence
 WITH seq, epoch, m, entities, collect(DISTINCT r) AS rels
 FOREACH (r IN rels |
   SET r.evidence = [x IN r.evidence WHERE x <> $id],
@@ -31,8 +35,9 @@ FOREACH (r IN [x IN rels WHERE size(x.evidence) = 0] | DELETE r)
 WITH seq, epoch, m, entities
 // the one-value-at-a-time facts of the entities it touched get their validity recomputed, as in
 // write_memories.cypher: forgetting the newer value makes the older one current again
-OPTIONAL MATCH (a:Entity)-[x]->(:Entity)
-WHERE a IN entities AND type(x) IN $single_valued_types AND size(x.evidence) > 0
+UNWIND CASE WHEN size(entities) = 0 THEN [null] ELSE entities END AS a
+OPTIONAL MATCH (a)-[x]->(:Entity)
+WHERE type(x) IN $single_valued_types AND size(x.evidence) > 0
 WITH seq, epoch, m, entities, a, [g IN $single_valued_groups WHERE type(x) IN g][0] AS g, collect(x) AS xs
 FOREACH (x IN xs |
   SET x.valid_from = x.first_seen,

@@ -1,9 +1,14 @@
-"""Several replicas over one graph: two services on one FalkorDB server (`falkordb://`), each with
-its own data directory (its own FAISS files) and its own caches, reached through the GraphQL API.
-What one replica writes, forgets or forgets of a user, the other's next answer reflects; writes
-through both at once lose nothing; a key of one user reads nothing of another on either replica;
-a separate `recollect ingest` process writing to the same server is seen by a running one; and a
-service in another namespace (RECOLLECT_NAMESPACE) on the same server sees none of it."""
+"""Several replicas over one graph: two services on one graph server, each with its own data
+directory (its own FAISS files) and its own caches, reached through the GraphQL API. What one
+replica writes, forgets or forgets of a user, the other's next answer reflects; writes through both
+at once lose nothing; a key of one user reads nothing of another on either replica; a separate
+`recollect ingest` process writing to the same server is seen by a running one; and a service in
+another namespace (RECOLLECT_NAMESPACE) on the same server sees none of it.
+
+The server is a FalkorDB server (`falkordb://`, the engine Recollect embeds, started here on its
+own), or, when the suite runs against a graph server (RECOLLECT_TEST_GRAPH_URI: `make
+test-neo4j`), that server: two services over one Neo4j. There both replicas share a namespace of
+this module's own, since the server keeps what other modules and earlier runs wrote."""
 
 from __future__ import annotations
 
@@ -13,6 +18,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +27,7 @@ import pytest
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
 from graph.engine import EmbeddedEngine
-from tests.conftest import Api, close_api, held_facts, open_api
+from tests.conftest import TEST_GRAPH_URI, Api, close_api, graph_settings, held_facts, open_api
 from tests.documents import AS_OF, CONTEXT, REMEMBER_MANY
 
 pytestmark = pytest.mark.slow  # starts the engine and two services
@@ -60,40 +66,66 @@ class Replica:
         return {m["memory"]["id"]: m["memory"]["text"] for m in block["memories"]}
 
 
+@dataclass(frozen=True)
+class Server:
+    """The graph server the replicas share: the settings that reach it (URI, credentials, the
+    replicas' namespace) and the engine kind /healthz names for it."""
+
+    settings: dict[str, Any]
+    kind: str
+
+    @property
+    def namespace(self) -> str:
+        return str(self.settings["namespace"])
+
+    def other_namespace(self) -> str:
+        """A namespace on the same server that is not the replicas'."""
+        return f"{self.namespace}-staging" if self.namespace else "staging"
+
+    def env(self) -> dict[str, str]:
+        """The same settings for a separate process (RECOLLECT_*)."""
+        names = {
+            "graph_uri": "RECOLLECT_GRAPH_URI",
+            "graph_user": "RECOLLECT_GRAPH_USER",
+            "graph_password": "RECOLLECT_GRAPH_PASSWORD",
+            "namespace": "RECOLLECT_NAMESPACE",
+        }
+        return {names[k]: str(v) for k, v in self.settings.items() if v}
+
+
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A FalkorDB server (the engine Recollect embeds, run on its own) and its URI."""
-    engine = EmbeddedEngine(tmp_path_factory.mktemp("server"))
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The suite's graph server when it has one (RECOLLECT_TEST_GRAPH_URI), else a FalkorDB
+    server (the engine Recollect embeds, run on its own) started here."""
+    here = tmp_path_factory.mktemp("server")
+    if TEST_GRAPH_URI is not None:
+        kind = "falkordb" if TEST_GRAPH_URI.startswith("falkordb://") else "bolt"
+        yield Server(graph_settings(here), kind)
+        return
+    engine = EmbeddedEngine(here)
     engine.start()
     try:
-        yield f"falkordb://127.0.0.1:{engine.port}/shared"
+        yield Server(
+            {"graph_uri": f"falkordb://127.0.0.1:{engine.port}/shared", "namespace": ""},
+            "falkordb",
+        )
     finally:
         engine.stop()
 
 
 @pytest.fixture(scope="module")
 def replicas(
-    server: str,
+    server: Server,
     tmp_path_factory: pytest.TempPathFactory,
     extractor: Extractor,
     embedder: Embedder,
 ) -> Iterator[tuple[Replica, Replica]]:
-    # one namespace (none) for both, also when the suite runs against a server of its own
+    # one namespace for both: none on a FalkorDB server of their own, the module's on the suite's
     a, _ = open_api(
-        tmp_path_factory.mktemp("a"),
-        extractor,
-        embedder,
-        graph_uri=server,
-        api_keys=KEYS,
-        namespace="",
+        tmp_path_factory.mktemp("a"), extractor, embedder, api_keys=KEYS, **server.settings
     )
     b, _ = open_api(
-        tmp_path_factory.mktemp("b"),
-        extractor,
-        embedder,
-        graph_uri=server,
-        api_keys=KEYS,
-        namespace="",
+        tmp_path_factory.mktemp("b"), extractor, embedder, api_keys=KEYS, **server.settings
     )
     try:
         yield Replica(a), Replica(b)
@@ -102,11 +134,14 @@ def replicas(
         close_api(b)
 
 
-def test_both_replicas_run_on_the_shared_server(replicas: tuple[Replica, Replica]) -> None:
+def test_both_replicas_run_on_the_shared_server(
+    server: Server, replicas: tuple[Replica, Replica]
+) -> None:
     a, b = replicas
     for replica in (a, b):
         health = replica.api.client.get("/healthz").json()
-        assert health["engine"] == {"kind": "falkordb", "ok": True, "restarts": 0}
+        assert health["engine"] == {"kind": server.kind, "ok": True, "restarts": 0}
+        assert replica.api.runtime.settings.graph_uri == server.settings["graph_uri"]
 
 
 def test_a_write_through_one_is_answered_by_the_other(replicas: tuple[Replica, Replica]) -> None:
@@ -252,7 +287,7 @@ def test_one_users_key_reads_nothing_of_another_on_either_replica(
 
 
 def test_an_ingest_process_writing_to_the_server_is_seen_by_a_running_replica(
-    server: str, replicas: tuple[Replica, Replica], tmp_path: Path
+    server: Server, replicas: tuple[Replica, Replica], tmp_path: Path
 ) -> None:
     a, _ = replicas
     a.remember("u-cli", "I grow tomatoes on my balcony.")
@@ -265,7 +300,7 @@ def test_an_ingest_process_writing_to_the_server_is_seen_by_a_running_replica(
     cli = Path(sys.executable).with_name("recollect")
     done = subprocess.run(
         [str(cli), "ingest", str(lines), "--data-dir", str(tmp_path / "cli")],
-        env={**os.environ, "RECOLLECT_GRAPH_URI": server},
+        env={**os.environ, **server.env()},
         capture_output=True,
         text=True,
         timeout=600,
@@ -279,7 +314,7 @@ def _vector(replica: Replica, text: str) -> Any:
 
 
 def test_another_namespace_on_the_server_sees_nothing_of_these_users(
-    server: str,
+    server: Server,
     replicas: tuple[Replica, Replica],
     tmp_path: Path,
     extractor: Extractor,
@@ -287,9 +322,8 @@ def test_another_namespace_on_the_server_sees_nothing_of_these_users(
 ) -> None:
     a, _ = replicas
     [ours] = a.remember("u-ns", "My allotment is plot 12 by the river.")
-    other, _ = open_api(
-        tmp_path, extractor, embedder, graph_uri=server, api_keys=KEYS, namespace="staging"
-    )
+    elsewhere = {**server.settings, "namespace": server.other_namespace()}
+    other, _ = open_api(tmp_path, extractor, embedder, api_keys=KEYS, **elsewhere)
     try:
         theirs = Replica(other)
         assert theirs.answer("u-ns", "Where is my allotment plot?") == {}
