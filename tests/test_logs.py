@@ -36,7 +36,9 @@ def _records(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
 def test_client_errors_are_one_info_line_without_what_was_sent(
     api: Api, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO)
+    # the service's own logger too: a CLI run earlier in the process (tests/test_cli.py) set it
+    # to WARNING, and caplog's level alone sets only the root's
+    caplog.set_level(logging.INFO, logger="recollect")
     bad_input = [{"userId": USER, "text": SECRET, "importance": 99}]
     assert api.error_code(REMEMBER_MANY, inputs=bad_input) == "BAD_USER_INPUT"
     assert api.error_code(FORGET, user=USER, id="0123456789abcdef") == "NOT_FOUND"
