@@ -42,6 +42,7 @@ from graph.ids import MemoryId, is_memory_id, new_memory_id
 from graph.ingest import NewMemory
 from graph.lexical import LexicalIndexes, LexicalScores
 from graph.limits import Limits
+from graph.neighbourhood import Neighbourhood, NeighbourhoodRequest, read_neighbourhood
 from graph.reconcile import ReconcileReport, sweep
 from graph.records import MAX_EVIDENCE, EntityRecord, Mark, MemoryFacts, MemoryRecord
 from graph.repeats import REPEAT_COSINE, Said, closest_repeat, said_whole
@@ -746,6 +747,11 @@ class MemoryService:
         keys = self._store.list_entity_keys(user_id, entity_type, needle, after, limit + 1)
         total = self._store.count_entities(user_id, entity_type, needle)
         return keys, total
+
+    def neighbourhood(self, request: NeighbourhoodRequest) -> Neighbourhood:
+        """The explorer's view: the request's entities and those within its depth, bounded by its
+        limit (graph/neighbourhood.py); read from the graph, never from the caches."""
+        return read_neighbourhood(self._store, request)
 
     # -- reads and writes: sessions -----------------------------------------------------------
 
