@@ -5,12 +5,14 @@ thing. The walk's statement budget is checked with a recording stand-in for the 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from api.runtime import falkordb_server
 from graph.errors import InvalidInput
 from graph.neighbourhood import NeighbourhoodRequest, read_neighbourhood
 from graph.records import GraphEdge, GraphNode, ViewFilter
@@ -184,19 +186,69 @@ def test_overview_is_the_most_mentioned_and_the_relations_among_them(
     assert "limit: is 0; allowed 1 to 2000" in body["errors"][0]["message"]
 
 
-@pytest.mark.skipif(TEST_GRAPH_URI is not None, reason="runs the query with FalkorDB's client")
+def _run_analyst(api: Api, name: str, params: dict[str, Any]) -> list[tuple[Any, Any]]:
+    """An analyst query as Neo4j Browser runs it — straight on the engine, no service statement:
+    with the neo4j driver on a Bolt server, else with FalkorDB's client. `userId` gains the
+    test's namespace, as the service's own statements do."""
+    text = (ANALYST / f"{name}.cypher").read_text(encoding="utf-8")
+    namespace = api.runtime.settings.namespace
+    params = {
+        **params,
+        "userId": f"{namespace}/{params['userId']}" if namespace else params["userId"],
+    }
+    if TEST_GRAPH_URI and TEST_GRAPH_URI.startswith("bolt"):
+        from neo4j import GraphDatabase
+
+        auth = (
+            os.environ["RECOLLECT_TEST_GRAPH_USER"],
+            os.environ["RECOLLECT_TEST_GRAPH_PASSWORD"],
+        )
+        with GraphDatabase.driver(TEST_GRAPH_URI, auth=auth) as driver:
+            records, _, _ = driver.execute_query(text, params)
+        return [
+            (
+                r["e"]["key"],
+                None
+                if r["p"] is None
+                else (
+                    r["p"].relationships[0].type,
+                    r["p"].start_node["key"],
+                    r["p"].end_node["key"],
+                ),
+            )
+            for r in records
+        ]
+    from falkordb import FalkorDB
+
+    if TEST_GRAPH_URI:
+        host, port, graph_name = falkordb_server(TEST_GRAPH_URI)
+    else:
+        engine = api.runtime.engine
+        assert engine is not None
+        host, port, graph_name = "127.0.0.1", engine.port, api.runtime.settings.graph_name
+    graph = FalkorDB(host=host, port=port).select_graph(graph_name)
+    return [
+        (
+            e.properties["key"],
+            None
+            if p is None
+            else (
+                p.edges()[0].relation,
+                p.first_node().properties["key"],
+                p.last_node().properties["key"],
+            ),
+        )
+        for e, p in graph.query(text, params).result_set
+    ]
+
+
 @pytest.mark.parametrize("args", [{}, {"t": ["FAMILY_OF", "LIVES_IN"]}, {"c": True, "d": 2}])
 def test_the_browser_query_draws_the_same_view(
     api: Api, remembered: list[dict[str, Any]], args: dict[str, Any]
 ) -> None:
-    """What the explorer's "Cypher for Browser" button gives, run on the engine: the same
-    entities and the same relations as the view on the page."""
-    from falkordb import FalkorDB
-
+    """What the explorer's "Cypher for Browser" button gives (cypher/analyst/explorer_view), run
+    on the engine as Browser would: the same entities and the same relations as the view."""
     view = _view(api, "alice", [ALICE], **args)
-    engine = api.runtime.engine
-    assert engine is not None
-    graph = FalkorDB(host="127.0.0.1", port=engine.port).select_graph("recollect")
     params = {
         "userId": "alice",
         "keys": sorted(_keys(view)),
@@ -205,16 +257,9 @@ def test_the_browser_query_draws_the_same_view(
         "since": None,
         "until": None,
     }
-    text = (ANALYST / "explorer_view.cypher").read_text(encoding="utf-8")
-    rows = graph.query(text, params).result_set
-    nodes = {row[0].properties["key"] for row in rows}
-    paths = [row[1] for row in rows if row[1] is not None]
-    triples = {
-        (p.edges()[0].relation, p.first_node().properties["key"], p.last_node().properties["key"])
-        for p in paths
-    }
-    assert nodes == _keys(view)
-    assert triples == _triples(view)
+    rows = _run_analyst(api, "explorer_view", params)
+    assert {key for key, _ in rows} == _keys(view)
+    assert {path for _, path in rows if path is not None} == _triples(view)
 
 
 # -- the walk, against a recording stand-in for the store ---------------------------------------

@@ -16,7 +16,8 @@
     view: null,
     selected: null,
     draws: 0,
-    firstDrawMs: null,
+    firstDrawMs: null, // the first view's request, drawing and layout
+    firstDrawAt: null, // when it was done, in ms since the page began to load
   };
 
   // -- GraphQL --------------------------------------------------------------------------------
@@ -197,7 +198,10 @@
     state.view = { ...view, asked };
     render(view);
     state.draws += 1;
-    if (state.firstDrawMs === null) state.firstDrawMs = performance.now() - started;
+    if (state.firstDrawMs === null) {
+      state.firstDrawMs = performance.now() - started;
+      state.firstDrawAt = performance.now();
+    }
     $("graph").dataset.draws = String(state.draws);
     $("graph").dataset.drawMs = String(Math.round(performance.now() - started));
     for (const id of ["show-cypher", "export-graphml", "export-png"]) $(id).disabled = false;
@@ -552,6 +556,8 @@
     cy.elements().remove();
     notice([]);
     const params = new URLSearchParams(location.search);
+    if (params.get("depth")) $("depth").value = params.get("depth");
+    if (params.get("limit")) $("limit").value = params.get("limit");
     const found = await people();
     const first = params.get("key") || (found[0] && found[0].key);
     if (first) start(first);
