@@ -20,8 +20,8 @@ loads. The machine is shared: compare sizes within one run.
 
 `--conversation 26 --shot docs/explorer.png` takes the README's screenshot instead: LoCoMo dev
 conversation 26 (every turn, bench/locomo.py's protocol, built once under --cache), the
-most-mentioned person's neighbourhood with the card of the neighbour whose typed relation to them
-has the most evidence.
+most-mentioned person's neighbourhood with the card of the neighbour with the most typed
+relations in the view (the other speaker aside).
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def measure_page(browser: Any, base: str, hub: str, runs: int, shot: str | None)
 
 
 CARD_VIEW = """query($u: ID!, $k: [String!]!) { neighbourhood(userId: $u, keys: $k) {
-  edges { type source target count } } }"""
+  nodes { key mentionCount } edges { type source target count } } }"""
 
 
 def screenshot(browser: Any, cache: Path, conversation: str, path: str) -> None:
@@ -142,11 +142,18 @@ def screenshot(browser: Any, cache: Path, conversation: str, path: str) -> None:
         top = http.post(f"{base}/graphql", json={"query": query, "variables": {"u": user}})
         hub = top.json()["data"]["overview"]["nodes"][0]["key"]
         body = {"query": CARD_VIEW, "variables": {"u": user, "k": [hub]}}
-        edges = http.post(f"{base}/graphql", json=body).json()["data"]["neighbourhood"]["edges"]
-        own = [e for e in edges if hub in (e["source"], e["target"])]
-        typed = [e for e in own if e["type"] != "RELATED_TO"]
-        best = max(typed, key=lambda e: e["count"])
-        chosen = best["target"] if best["source"] == hub else best["source"]
+        view = http.post(f"{base}/graphql", json=body).json()["data"]["neighbourhood"]
+        mentions = {n["key"]: n["mentionCount"] for n in view["nodes"]}
+        typed: dict[str, int] = {}
+        for e in view["edges"]:
+            if e["type"] != "RELATED_TO":
+                for key in (e["source"], e["target"]):
+                    typed[key] = typed.get(key, 0) + 1
+        # the neighbour with the most typed relations in the view, not the other speaker
+        chosen = max(
+            (k for k in typed if k != hub and mentions[k] < mentions[hub] / 4),
+            key=lambda k: (typed[k], k),
+        )
         page = browser.new_page(viewport={"width": 1500, "height": 900}, device_scale_factor=1)
         page.set_default_timeout(120_000)
         page.goto(f"{base}/explore?key={hub}")

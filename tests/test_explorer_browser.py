@@ -233,6 +233,8 @@ def test_an_analyst_explores_a_conversation(served: Served, browser: Any, tmp_pa
     _click_node(page, neighbour)
     page.wait_for_selector(f'#panel[data-card="{neighbour}"]', state="attached")
     shown = set(page.locator("#panel .evidence q").all_inner_texts())
+    panel = page.inner_text("#panel")
+    assert "null" not in panel and "undefined" not in panel
     card = served.ask(USER, VIEW, u=USER, k=[neighbour])["neighbourhood"]
     stated = {
         m["text"]

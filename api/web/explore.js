@@ -74,13 +74,17 @@
 
   // -- small helpers --------------------------------------------------------------------------
 
+  const present = (children) => children.filter((c) => c !== null && c !== undefined);
+
   function el(tag, props, ...children) {
     const node = document.createElement(tag);
     Object.assign(node, props || {});
-    for (const child of children) {
-      if (child !== null && child !== undefined) node.append(child);
-    }
+    node.append(...present(children));
     return node;
+  }
+
+  function fill(node, ...children) {
+    node.replaceChildren(...present(children));
   }
 
   const colourOf = (type) => config.colours[type] || config.colours.default;
@@ -150,7 +154,7 @@
           "text-background-color": "#ffffff",
           "text-background-opacity": 0.8,
           "text-background-padding": 1,
-          "min-zoomed-font-size": 11, // labels appear once zoomed in
+          "min-zoomed-font-size": 20, // labels appear once zoomed in (from 2.2x)
         },
       },
       {
@@ -212,11 +216,9 @@
     const edgeIds = new Set(view.edges.map(edgeId));
     const placed = new Map();
     cy.batch(() => {
-      cy.elements().forEach((item) => {
-        const gone = item.isNode() ? !keep.has(item.id()) : !edgeIds.has(item.id());
-        if (gone) cy.remove(item);
-      });
-      cy.nodes().forEach((n) => placed.set(n.id(), n.position()));
+      cy.remove(cy.elements().filter((item) =>
+        item.isNode() ? !keep.has(item.id()) : !edgeIds.has(item.id())));
+      cy.nodes().forEach((n) => placed.set(n.id(), { ...n.position() }));
       for (const n of view.nodes) {
         const data = {
           id: n.key,
@@ -238,26 +240,7 @@
       }
     });
     const fresh = cy.nodes().filter((n) => !placed.has(n.id()));
-    // a new node starts beside a drawn neighbour, so the layout moves the drawn ones little
-    fresh.forEach((n) => {
-      const anchor = n.neighborhood("node").filter((m) => placed.has(m.id()));
-      if (anchor.nonempty()) {
-        const p = placed.get(anchor[0].id());
-        n.position({ x: p.x + Math.random() * 40 - 20, y: p.y + Math.random() * 40 - 20 });
-      }
-    });
-    if (fresh.nonempty()) {
-      cy.layout({
-        name: "fcose",
-        quality: cy.nodes().length > 400 ? "draft" : "default",
-        randomize: placed.size === 0,
-        animate: false,
-        nodeDimensionsIncludeLabels: false,
-        idealEdgeLength: () => 80,
-        nodeRepulsion: () => 6500,
-        padding: 24,
-      }).run();
-    }
+    if (fresh.nonempty()) layout(fresh, placed);
     const lines = [];
     if (view.truncated && state.mode === "overview") {
       lines.push(`The ${view.nodes.length} most-mentioned entities are shown, of more: raise ` +
@@ -272,6 +255,35 @@
     notice(lines);
     say(`${view.nodes.length} entities, ${view.edges.length} relations. ` +
       "Click one for its card; double-click to expand it.");
+  }
+
+  // fcose keeps drawn entities where they are only in its slow "proof" quality: worth it when a
+  // few entities join a small view (an expansion), not for a new view of hundreds, which is laid
+  // out afresh ("draft", a spectral layout alone, past 400 entities)
+  const INCREMENTAL_MAX = 400;
+
+  function layout(fresh, placed) {
+    const total = cy.nodes().length;
+    const incremental = placed.size > 0 && total <= INCREMENTAL_MAX && fresh.length <= 60;
+    if (incremental) {
+      // a new entity starts beside a drawn neighbour, so the drawn ones move little
+      fresh.forEach((n) => {
+        const anchor = n.neighborhood("node").filter((m) => placed.has(m.id()));
+        if (anchor.nonempty()) {
+          const p = placed.get(anchor[0].id());
+          n.position({ x: p.x + Math.random() * 40 - 20, y: p.y + Math.random() * 40 - 20 });
+        }
+      });
+    }
+    cy.layout({
+      name: "fcose",
+      quality: incremental ? "proof" : total > INCREMENTAL_MAX ? "draft" : "default",
+      randomize: !incremental,
+      animate: false,
+      idealEdgeLength: () => 80,
+      nodeRepulsion: () => 6500,
+      padding: 24,
+    }).run();
   }
 
   function expand(key) {
@@ -349,7 +361,7 @@
     if (state.selected !== key) return;
     const card = data.entity;
     if (!card) {
-      panel.replaceChildren(el("p", { textContent: `No entity ${key} for this user.` }));
+      fill(panel, el("p", { textContent: `No entity ${key} for this user.` }));
       return;
     }
     const labels = new Map(data.neighbourhood.nodes.map((n) => [n.key, n.label]));
@@ -358,7 +370,7 @@
     expandButton.addEventListener("click", () => expand(key));
     const timelineButton = el("button", { type: "button", textContent: "Timeline" });
     timelineButton.addEventListener("click", () => timeline(key, card.label));
-    panel.replaceChildren(
+    fill(panel, 
       el("div", { className: "card-head" },
         el("h2", { textContent: card.label }),
         el("span", {
@@ -402,7 +414,7 @@
         el("q", { textContent: m.text }),
         el("cite", { textContent: `${m.speaker || "unknown speaker"} · ${m.sessionId || ""}` })));
     }
-    panel.replaceChildren(
+    fill(panel, 
       el("div", { className: "card-head" }, el("h2", { textContent: `${label}: timeline` })),
       el("p", { className: "meta", textContent:
         `The newest ${memories.length} memories that mention ${label}, oldest first.` }),
@@ -507,7 +519,7 @@
     if (seq !== searchSeq) return;
     const found = data.entities.edges.map((e) => e.node)
       .sort((a, b) => b.mentionCount - a.mentionCount).slice(0, 15);
-    list.replaceChildren(...found.map((n) => {
+    fill(list, ...found.map((n) => {
       const item = el("li", { role: "option" },
         el("span", { className: "swatch", style: `background:${colourOf(n.type)}` }),
         el("span", { textContent: n.label }),
@@ -521,7 +533,7 @@
       });
       return item;
     }));
-    if (!found.length) list.replaceChildren(el("li", { textContent: "No entity matches." }));
+    if (!found.length) fill(list, el("li", { textContent: "No entity matches." }));
     list.hidden = false;
   }
 
@@ -540,7 +552,7 @@
   async function people() {
     const data = await gql(Q.overview, { u: state.user, limit: 10, entityTypes: ["person"], types: [] });
     const found = data.overview.nodes;
-    $("people").replaceChildren(...found.map((n) => {
+    fill($("people"), ...found.map((n) => {
       const chip = el("button", { type: "button", textContent: n.label, title: n.key });
       chip.addEventListener("click", () => start(n.key));
       return chip;
@@ -582,7 +594,7 @@
     $("session").hidden = false;
     $("signout").hidden = !state.key;
     const select = $("user");
-    select.replaceChildren(...users.map((u) => el("option", { value: u, textContent: u })));
+    fill(select, ...users.map((u) => el("option", { value: u, textContent: u })));
     if (!users.length) {
       say("This key sees no user with memories yet.");
       return;
@@ -616,8 +628,8 @@
       colour ? el("span", { className: "swatch", style: `background:${colour}` }) : null, text);
   }
 
-  $("entity-types").replaceChildren(...config.entityTypes.map((t) => checkbox(t, t, colourOf(t))));
-  $("relation-types").replaceChildren(...config.relationTypes.map((t) => checkbox(t, t, null)));
+  fill($("entity-types"), ...config.entityTypes.map((t) => checkbox(t, t, colourOf(t))));
+  fill($("relation-types"), ...config.relationTypes.map((t) => checkbox(t, t, null)));
   for (const [id, on] of [["types-all", true], ["types-none", false]]) {
     $(id).addEventListener("click", () => {
       $("relation-types").querySelectorAll("input").forEach((i) => { i.checked = on; });
