@@ -7,6 +7,9 @@ BIN := $(VENV)/bin
 TORCH ?= torch==2.13.0
 # Neo4j's Cypher parser (npm), used by tests/test_cypher_parser.py; npm ci writes this file.
 CYPHERLINT := tools/cypherlint/node_modules/.package-lock.json
+# the pages' third-party scripts (GET /explore, GraphiQL), pinned in api/web/assets.lock.json and
+# fetched from the npm registry with Python alone (api/assets.py): no Node for `make serve`
+ASSETS := api/web/vendor/.installed
 
 .PHONY: setup serve test test-neo4j lint bench-locomo bench-graph
 
@@ -20,7 +23,10 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml requirements/models.txt
 	$(BIN)/pip install --quiet -e ".[test,bench]"
 	touch $@
 
-setup: $(VENV)/.installed
+$(ASSETS): api/web/assets.lock.json | $(BIN)/python
+	$(BIN)/python -m api.assets
+
+setup: $(VENV)/.installed $(ASSETS)
 
 $(CYPHERLINT): tools/cypherlint/package.json tools/cypherlint/package-lock.json
 	npm ci --prefix tools/cypherlint --no-audit --no-fund

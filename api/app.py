@@ -1,5 +1,6 @@
 """The ASGI app: POST /graphql (GraphiQL on GET), MCP's streamable HTTP at /mcp, GET /healthz,
-GET /metrics (Prometheus), resources in the lifespan."""
+GET /metrics (Prometheus), GET /explore and the pages' files under /static (api/explore.py),
+resources in the lifespan."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from strawberry.asgi import GraphQL
 from strawberry.http import GraphQLHTTPResponse
 from strawberry.types import ExecutionResult
 
+from api import explore
 from api import runtime as runtime_module
 from api.auth import Denied, KeyRing
 from api.errors import format_error
@@ -44,6 +46,10 @@ class RecollectGraphQL(GraphQL[Context, None]):
         keyring: KeyRing = self.app_state.keyring
         principal = keyring.authenticate(request.headers.get("authorization"))
         return Context(service=runtime.service, principal=principal, metrics=self.app_state.metrics)
+
+    async def render_graphql_ide(self, request: Request) -> Response:
+        """GraphiQL served offline: its scripts come from this service (api/explore.py)."""
+        return explore.graphiql_html()
 
     async def process_result(
         self, request: Request | WebSocket, result: ExecutionResult
@@ -173,6 +179,8 @@ def create_app(settings: Settings | None = None, runtime: Any = None) -> Starlet
     app.state.keyring = keyring
     app.state.metrics = metrics
     app.add_route("/metrics", metrics.endpoint, methods=["GET"])
+    for page_route in explore.routes():  # GET /explore and the pages' files under /static
+        app.router.routes.append(page_route)
     graphql_app = RecollectGraphQL(app.state)
     app.add_route("/graphql", graphql_app)  # type: ignore[arg-type]  # an ASGI app, not a view
     for route in agent_app.routes:  # the SDK's one /mcp route, behind the key check

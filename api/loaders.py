@@ -32,10 +32,12 @@ class Context:
     metrics: Any = None  # api.metrics.Metrics of the app, when it keeps them
     entity_loader: DataLoader[tuple[str, str], EntityRecord | None] = field(init=False)
     entity_memories_loader: DataLoader[tuple[str, str, int], list[MemoryRecord]] = field(init=False)
+    memory_loader: DataLoader[tuple[str, str], MemoryRecord | None] = field(init=False)
 
     def __post_init__(self) -> None:
         self.entity_loader = DataLoader(load_fn=self._load_entities)
         self.entity_memories_loader = DataLoader(load_fn=self._load_entity_memories)
+        self.memory_loader = DataLoader(load_fn=self._load_memories)
 
     def scope(self, user_id: str) -> str:
         """The user id, once it is well-formed and the caller's key grants it."""
@@ -65,3 +67,14 @@ class Context:
             for key in entity_keys:
                 out[(user_id, key, limit)] = found.get(key, [])
         return [out.get(k, []) for k in keys]
+
+    async def _load_memories(self, keys: Sequence[tuple[str, str]]) -> list[MemoryRecord | None]:
+        """Memories by (user, id): the evidence of every relation in a view is one call."""
+        by_user: dict[str, list[str]] = defaultdict(list)
+        for user_id, memory_id in keys:
+            by_user[user_id].append(memory_id)
+        found: dict[tuple[str, str], MemoryRecord] = {}
+        for user_id, ids in by_user.items():
+            records = await call(self.service.store.memories, user_id, ids)
+            found.update({(user_id, str(k)): v for k, v in records.items()})
+        return [found.get(k) for k in keys]

@@ -19,6 +19,12 @@ from api.errors import log_error
 from api.inputs import ts
 from api.loaders import Context, call
 from api.metrics import MetricsExtension
+from api.neighbourhood import (
+    NeighbourhoodView,
+    resolve_neighbourhood,
+    resolve_overview,
+    resolve_users,
+)
 from api.types import (
     ContextBlock,
     EntityCard,
@@ -141,6 +147,22 @@ class Query:
         except NotFound:
             return None
         return Memory.from_record(record)
+
+    neighbourhood: NeighbourhoodView = strawberry.field(
+        resolver=resolve_neighbourhood,
+        description="Entities within `depth` hops of `keys` (strongest relations first, at most "
+        "`limit`) and the relations among them, filtered by relation and entity type, current "
+        "facts and time; what GET /explore draws.",
+    )
+    overview: NeighbourhoodView = strawberry.field(
+        resolver=resolve_overview,
+        description="A user's `limit` most-mentioned entities and the relations among them: who "
+        "and what the memory holds, at a glance (the explorer's first view).",
+    )
+    users: list[strawberry.ID] = strawberry.field(
+        resolver=resolve_users,
+        description="User ids holding memories that this API key may read (all without keys).",
+    )
 
 
 @strawberry.type

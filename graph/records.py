@@ -218,3 +218,83 @@ class SessionRecord:
             returning_topics=tuple(row.get("returning_topics") or ()),
             declined_topics=tuple(row.get("declined_topics") or ()),
         )
+
+
+# -- the explorer's view of the graph (graph/neighbourhood.py) -----------------------------------
+
+
+@dataclass(frozen=True)
+class ViewFilter:
+    """What a view of the graph keeps: relation types and neighbour entity types (None: all),
+    facts that still hold only (`current`), and relations seen or held in [since, until] (epoch
+    seconds; None: unbounded)."""
+
+    relation_types: tuple[str, ...] | None = None
+    entity_types: tuple[str, ...] | None = None
+    current: bool = False
+    since: float | None = None
+    until: float | None = None
+
+
+@dataclass(frozen=True)
+class GraphNode:
+    """An entity as the explorer draws it; `depth` is its distance in hops from the view's seeds."""
+
+    key: str
+    label: str
+    type: str
+    aliases: tuple[str, ...]
+    mention_count: int
+    first_seen: float | None
+    last_seen: float | None
+    depth: int = 0
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any], depth: int = 0) -> GraphNode:
+        return cls(
+            key=row["key"],
+            label=row.get("label") or row["key"],
+            type=row.get("type") or row["key"].partition(":")[0],
+            aliases=tuple(row.get("aliases") or ()),
+            mention_count=int(row.get("mention_count") or 0),
+            first_seen=row.get("first_seen"),
+            last_seen=row.get("last_seen"),
+            depth=depth,
+        )
+
+
+@dataclass(frozen=True)
+class GraphEdge:
+    """A typed relation between two drawn entities, from `source` to `target` (entity keys)."""
+
+    type: str
+    source: str
+    target: str
+    count: int
+    strong: int = 0
+    role: str | None = None
+    first_seen: float | None = None
+    last_seen: float | None = None
+    valid_from: float | None = None
+    valid_to: float | None = None
+    evidence: tuple[str, ...] = ()  # the newest memory ids stating it, oldest first
+
+    @property
+    def current(self) -> bool:
+        return self.valid_to is None
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> GraphEdge:
+        return cls(
+            type=row["type"],
+            source=row["source"],
+            target=row["target"],
+            count=int(row.get("count") or 0),
+            strong=int(row.get("strong") or 0),
+            role=row.get("role"),
+            first_seen=row.get("first_seen"),
+            last_seen=row.get("last_seen"),
+            valid_from=row.get("valid_from"),
+            valid_to=row.get("valid_to"),
+            evidence=tuple(row.get("evidence") or ()),
+        )

@@ -21,11 +21,14 @@ from graph.records import (
     ChangeLog,
     EntityRecord,
     ExistingMemory,
+    GraphEdge,
+    GraphNode,
     Mark,
     MemoryFacts,
     MemoryRecord,
     RelationRecord,
     SessionRecord,
+    ViewFilter,
 )
 from graph.tally import count_statement
 from graph.vocabulary import SINGLE_VALUED, SINGLE_VALUED_TYPES
@@ -71,6 +74,10 @@ STATEMENTS = {
     "change_mark",
     "change_log",
     "memories_since",
+    "neighbourhood_nodes",
+    "neighbourhood_top",
+    "neighbourhood_step",
+    "neighbourhood_edges",
 }
 
 # removals the change log lists (graph/follow.py): a replica further behind reloads the user
@@ -432,6 +439,63 @@ class Store:
         rows = self._run("count_memories", user_id=user_id)
         return int(rows[0]["total"]) if rows else 0
 
+    # -- the explorer (graph/neighbourhood.py) ------------------------------------------------
+
+    def graph_nodes(self, user_id: str, keys: Sequence[str]) -> list[GraphNode]:
+        """The entities among `keys` this user has, as the explorer draws them."""
+        if not keys:
+            return []
+        rows = self._run("neighbourhood_nodes", user_id=user_id, keys=list(keys))
+        return [GraphNode.from_row(row) for row in rows]
+
+    def graph_top(self, user_id: str, view: ViewFilter, limit: int) -> list[GraphNode]:
+        """The user's most-mentioned entities of the types and time `view` keeps (`limit`)."""
+        view_params = _view_params(view)
+        rows = self._run(
+            "neighbourhood_top",
+            user_id=user_id,
+            limit=limit,
+            entity_types=list(view.entity_types or ()),
+            all_entity_types=view.entity_types is None,
+            since=view_params["since"],
+            until=view_params["until"],
+        )
+        return [GraphNode.from_row(row) for row in rows]
+
+    def graph_step(
+        self, user_id: str, frontier: Sequence[str], view: ViewFilter, limit: int, depth: int
+    ) -> list[GraphNode]:
+        """The entities next to `frontier` through relations `view` keeps, strongest first, at
+        most `limit` (the frontier's own members may be among them)."""
+        if not frontier:
+            return []
+        rows = self._run(
+            "neighbourhood_step",
+            user_id=user_id,
+            frontier=list(frontier),
+            limit=limit,
+            entity_types=list(view.entity_types or ()),
+            all_entity_types=view.entity_types is None,
+            **_view_params(view),
+        )
+        return [GraphNode.from_row(row, depth) for row in rows]
+
+    def graph_edges(
+        self, user_id: str, keys: Sequence[str], view: ViewFilter, limit: int
+    ) -> list[GraphEdge]:
+        """The relations among `keys` that `view` keeps, strongest first, at most `limit`."""
+        if not keys:
+            return []
+        rows = self._run(
+            "neighbourhood_edges",
+            user_id=user_id,
+            keys=list(keys),
+            limit=limit,
+            evidence=MAX_EVIDENCE,
+            **_view_params(view),
+        )
+        return [GraphEdge.from_row(row) for row in rows]
+
     # -- reconciliation -----------------------------------------------------------------------
 
     def users(self) -> list[str]:
@@ -446,3 +510,20 @@ class Store:
 
     def memory_embeddings(self, user_id: str, ids: Sequence[str]) -> list[dict[str, Any]]:
         return self._run("get_memory_embeddings", user_id=user_id, ids=list(ids))
+
+
+# an open end of a time range, in epoch seconds: a float, as stored times are (with the integers
+# ±2^62 instead, the embedded FalkorDB dropped every current one-value-at-a-time fact from the
+# CASE comparison of neighbourhood_step; floats compare as expected)
+_NEVER = 1e18
+
+
+def _view_params(view: ViewFilter) -> dict[str, Any]:
+    """The relation filters shared by the explorer's statements."""
+    return {
+        "types": list(view.relation_types or ()),
+        "all_types": view.relation_types is None,
+        "current": view.current,
+        "since": -_NEVER if view.since is None else float(view.since),
+        "until": _NEVER if view.until is None else float(view.until),
+    }

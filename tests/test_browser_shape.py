@@ -33,7 +33,7 @@ def test_graph_is_readable_in_the_browser(api: Api) -> None:
         "I visited Japan with my friend Tom last spring; it was a wonderful and very long trip.",
     ]
     api.ok(REMEMBER_MANY, i=[{"userId": "shape", "speaker": "Ann", "text": t} for t in texts])
-    labels = {tuple(sorted(r["labels"])): r for r in _analyst(api, "graph_labels", user_id="shape")}
+    labels = {tuple(sorted(r["labels"])): r for r in _analyst(api, "graph_labels", userId="shape")}
     assert ("Memory",) in labels
     for entity_label in ("Person", "Place", "Org"):
         row = labels[tuple(sorted(("Entity", entity_label)))]
@@ -46,7 +46,7 @@ def test_graph_is_readable_in_the_browser(api: Api) -> None:
     assert "My sister Mary lives in Boston and works at Acme Corp." in captions
     assert any(c.endswith("…") and len(c) <= 60 for c in captions)
 
-    relations = _analyst(api, "graph_relationship_types", user_id="shape")
+    relations = _analyst(api, "graph_relationship_types", userId="shape")
     types = {r["relation"] for r in relations}
     assert {"MENTIONS", "FAMILY_OF", "LIVES_IN", "WORKS_AT", "VISITED", "FRIEND_OF"} <= types
     assert types <= set(EDGE_TYPES)

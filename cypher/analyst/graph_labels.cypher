@@ -1,7 +1,7 @@
-// What one user's graph is made of: each combination of node labels, how many nodes carry it, and
-// a few example captions (entities: their label, memories: a short caption of the text).
-// Parameters: $user_id.
-MATCH (n {user_id: $user_id})
+// Answers: what is one user's graph made of? Each combination of node labels, how many nodes carry
+// it, and a few example captions (entities: their label, memories: a short caption of the text).
+// Parameters: $userId (whose graph, e.g. 'alice').
+MATCH (n {user_id: $userId})
 WITH labels(n) AS labels, n
 ORDER BY n.caption
 WITH labels, count(n) AS nodes, collect(n.caption) AS captions

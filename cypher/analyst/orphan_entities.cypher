@@ -1,8 +1,8 @@
-// Entities of a user that no memory mentions any more (no incoming MENTIONS edge), with how many
-// typed relations still touch them. Forgetting should leave none; rows here point at a bug or at
-// data written by hand.
-// Parameters: $user_id (the owner).
-MATCH (e:Entity {user_id: $user_id})
+// Answers: which entities does no memory mention any more? Entities of a user without an incoming
+// MENTIONS edge, with how many typed relations still touch them. Forgetting should leave none;
+// rows here point at a bug or at data written by hand.
+// Parameters: $userId (whose graph, e.g. 'alice').
+MATCH (e:Entity {user_id: $userId})
 OPTIONAL MATCH (e)<-[:MENTIONS]-(m:Memory)
 WITH e, count(m) AS memories
 WHERE memories = 0
