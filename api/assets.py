@@ -104,7 +104,7 @@ def extract(package: Package, data: bytes, into: Path) -> None:
 
 
 def _download(url: str) -> bytes:
-    with urllib.request.urlopen(url, timeout=120) as response:  # noqa: S310 - the npm registry
+    with urllib.request.urlopen(url, timeout=30) as response:  # noqa: S310 - the npm registry
         body: bytes = response.read()
         return body
 
