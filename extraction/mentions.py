@@ -305,9 +305,10 @@ class DocState:
             self.mentions.pop(old, None)
             self.people = [p for p in self.people if p[1] != old]
         key = self.add(entity_type, label, tokens or [token])
-        for i, other in list(self.token_key.items()):
-            if old is not None and other == old and key is not None:
-                self.token_key[i] = key
+        if old is not None and key is not None:
+            for i, other in list(self.token_key.items()):
+                if other == old:
+                    self.token_key[i] = key
         return key
 
     def _as_person(self, token: Token) -> str | None:
@@ -318,12 +319,7 @@ class DocState:
             return key
         if key.split(":", 1)[0] not in {"org", "place", "topic"}:
             return None
-        mention = self.mentions.pop(key, None)
-        person = self.add("person", mention.label if mention else token.text, [token])
-        for i, other in list(self.token_key.items()):
-            if other == key and person is not None:
-                self.token_key[i] = person
-        return person
+        return self.retype(token, "person")
 
     def _own_pet(self, token: Token) -> None:
         """ "my dog Max", "our cats": the owner HAS_PET the pet (by name when named). The parser
