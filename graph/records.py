@@ -33,6 +33,8 @@ class MemoryRecord:
     # this one was said again
     repeat_of: str | None = None
     repeats: int = 0
+    # the types the storage policy redacted from the text (graph/write/policy.py)
+    redactions: tuple[str, ...] = ()
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> MemoryRecord:
@@ -57,6 +59,7 @@ class MemoryRecord:
             event_end=row.get("event_end"),
             repeat_of=row.get("repeat_of"),
             repeats=int(row.get("repeats") or 0),
+            redactions=tuple(row.get("redactions") or ()),
         )
 
 

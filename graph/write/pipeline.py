@@ -2,7 +2,9 @@
 
 For a batch, per user:
 
-1. validate the whole batch (graph/validation.py): one bad input rejects it, nothing is written;
+1. validate the whole batch (graph/validation.py), then the storage policy (graph/write/screen.py)
+   redacts personal data and secrets or refuses them: one bad input rejects the batch, nothing is
+   written, and every later stage sees the redacted text only;
 2. idempotency: an input whose externalId (or, without one, normalised text and speaker) is known
    is that memory, as is a repeat within the batch;
 3. the models, outside the write lock so concurrent batches run them side by side: spaCy on the
@@ -43,6 +45,8 @@ from graph.store import Store
 from graph.validation import NewMemory, content_hash, validate_batch
 from graph.vectors import encode_embedding
 from graph.write.rows import BatchRows, Written, build_rows
+from graph.write.screen import Screen
+from graph.write.stored import Stored, decide
 
 # turns of a session read back for its people when the cache is cold (pronouns in the next turn)
 SESSION_TURNS = 8
@@ -56,6 +60,8 @@ AfterWrite = Callable[[str, float], object]
 class RememberResult:
     records: list[MemoryRecord]
     created: list[bool]
+    # how each was stored: NEW, REPEAT, MERGED or REDACTED, with the earlier memory's id
+    stored: list[Stored]
 
 
 @dataclass
@@ -84,7 +90,9 @@ class WritePipeline:
         models: Models,
         limits: Limits,
         background: Background,
+        screen: Screen,
     ) -> None:
+        self._screen = screen
         self._store = store
         self._caches = caches
         self._models = models
@@ -96,6 +104,7 @@ class WritePipeline:
     def remember_many(self, inputs: Sequence[NewMemory]) -> RememberResult:
         batch = list(inputs)
         validate_batch(batch, self._limits.max_text_chars, self._limits.max_batch)
+        batch = self._screen.batch(batch)  # before anything is written anywhere
         now = time.time()
         slots = _Slots([None] * len(batch), [False] * len(batch))
         by_user: dict[str, list[int]] = defaultdict(list)
@@ -130,7 +139,9 @@ class WritePipeline:
         lost = [i for i in final if i not in by_id]
         if lost:
             raise NotFound(f"memories {lost} vanished while being written")
-        return RememberResult([by_id[i] for i in final], list(slots.created))
+        records = [by_id[i] for i in final]
+        stored = [decide(r, made) for r, made in zip(records, slots.created, strict=True)]
+        return RememberResult(records, list(slots.created), stored)
 
     # -- stages ---------------------------------------------------------------------------------
 

@@ -44,6 +44,7 @@ class MemoryRow:
     embedding_model: str
     topic_candidates: list[str] | None
     repeat_of: str | None
+    redactions: list[str] | None = None  # the types the storage policy redacted from the text
 
 
 @dataclass(frozen=True)
@@ -232,6 +233,7 @@ def _memory_row(
         embedding_model=model_id,
         topic_candidates=w.resolution.candidates or None,
         repeat_of=repeat_of,
+        redactions=list(memory.redactions) or None,
     )
 
 
