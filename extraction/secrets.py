@@ -27,7 +27,7 @@ _SECRET_TOKEN = rf"(?P<q>[{_QUOTE}])?(?P<secret>[^\s{_QUOTE}]{{4,128}})(?(q)[{_Q
 _PASSWORD_CUE = re.compile(
     r"(?i)\b(?:password|passwd|passphrase|pass\s?code|pwd|wi-?fi\s+key)s?\b"
     r"(?:\s+(?:for|to|of|on)\s+(?:my|the|our|your)?\s*[\w.-]+)?"
-    r"\s*(?:is|was|=|:|->|now\s+is|is\s+now|will\s+be|should\s+be)\s*(?:now\s+)?" + _SECRET_TOKEN
+    r"\s*(?:is|was|=|:|->|to|now\s+is|is\s+now|will\s+be|should\s+be)\s*(?:now\s+)?" + _SECRET_TOKEN
 )
 _PIN_CUE = re.compile(
     r"(?i)\b(?:pin|pin\s+code|pin\s+number)\b\s*(?:is|was|=|:)\s*(?P<secret>\d{4,8})\b"
