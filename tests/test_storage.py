@@ -189,3 +189,15 @@ def test_refuse_is_bad_user_input_naming_field_and_type_and_writes_nothing(api: 
     bad = api.raw(REMEMBER, input={"userId": USER, "text": "hi", "piiPolicy": "CARD=maybe"})
     assert bad["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
     assert bad["errors"][0]["message"].startswith("piiPolicy:")
+
+
+def test_stored_never_points_at_another_users_memory(api: Api) -> None:
+    """`earlierId` is new surface: the same text from another user is NEW for that user, and the
+    earlier memory of a REPEAT is always the caller's own."""
+    text = "We adopted a grey cat called Pixel."
+    mine = api.ok(REMEMBER, input={"userId": USER, "text": text})["remember"]
+    theirs = api.ok(REMEMBER, input={"userId": "storage-other", "text": text})["remember"]
+    assert theirs["stored"] == "NEW" and theirs["earlierId"] is None
+    assert theirs["id"] != mine["id"]
+    again = api.ok(REMEMBER, input={"userId": "storage-other", "text": text})["remember"]
+    assert again["earlierId"] == theirs["id"]
