@@ -186,6 +186,18 @@ class Mutation:
             Memory.from_record(r, s) for r, s in zip(result.records, result.stored, strict=True)
         ]
 
+    @strawberry.mutation(
+        description="Undo the merge of stated facts that a memory (either side) took part in: "
+        "the absorbed memories are active again, the kept one has its own text back. Returns "
+        "the restored memory."
+    )
+    async def unmerge(
+        self, info: Info[Context, None], user_id: strawberry.ID, id: strawberry.ID
+    ) -> Memory:
+        ctx = _ctx(info)
+        user = ctx.scope(str(user_id))
+        return Memory.from_record(await call(ctx.service.unmerge, user, str(id)))
+
     @strawberry.mutation
     async def forget(
         self, info: Info[Context, None], user_id: strawberry.ID, id: strawberry.ID

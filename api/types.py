@@ -164,6 +164,11 @@ class Memory:
         description="Types of personal data or secrets the storage policy replaced in the text "
         "by [TYPE], in order of appearance, e.g. CREDIT_CARD, PASSWORD",
     )
+    merged_into: strawberry.ID | None = strawberry.field(
+        default=None,
+        description="A stated fact merged into another: that memory (this one is inactive: not "
+        "retrieved, readable by id; unmerge restores it)",
+    )
     stored: StoredAs | None = strawberry.field(
         default=None,
         description="How remember/rememberMany stored this item: NEW, REPEAT (said before), "
@@ -198,6 +203,7 @@ class Memory:
             repeat_of=strawberry.ID(record.repeat_of) if record.repeat_of else None,
             repeats=record.repeats,
             redactions=list(record.redactions),
+            merged_into=strawberry.ID(record.absorbed_into) if record.absorbed_into else None,
             stored=StoredAs(stored.decision) if stored else None,
             earlier_id=strawberry.ID(stored.earlier) if stored and stored.earlier else None,
             entity_keys=record.entity_keys,

@@ -35,6 +35,8 @@ class MemoryRecord:
     repeats: int = 0
     # the types the storage policy redacted from the text (graph/write/policy.py)
     redactions: tuple[str, ...] = ()
+    # a stated fact merged into another (graph/write/merge.py): the memory that absorbed it
+    absorbed_into: str | None = None
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> MemoryRecord:
@@ -60,6 +62,7 @@ class MemoryRecord:
             repeat_of=row.get("repeat_of"),
             repeats=int(row.get("repeats") or 0),
             redactions=tuple(row.get("redactions") or ()),
+            absorbed_into=row.get("absorbed_into"),
         )
 
 

@@ -111,6 +111,9 @@ class MemoryService:
     def pin(self, user_id: str, memory_id: str, pinned: bool) -> MemoryRecord:
         return self._edits.pin(user_id, memory_id, pinned)
 
+    def unmerge(self, user_id: str, memory_id: str) -> MemoryRecord:
+        return self._edits.unmerge(user_id, memory_id)
+
     def merge_entities(self, user_id: str, sources: Sequence[str], into: str) -> EntityRecord:
         return self._edits.merge_entities(user_id, sources, into)
 
@@ -120,6 +123,8 @@ class MemoryService:
         """One memory; NotFound for an unknown or malformed id."""
         check_memory_id(user_id, memory_id)
         found = self.store.memories(user_id, [memory_id]).get(MemoryId(memory_id))
+        if found is None:  # a stated fact merged into another stays readable by id
+            found = self.store.absorbed(user_id, [memory_id]).get(MemoryId(memory_id))
         if found is None:
             raise NotFound(f"no memory {memory_id!r} for this user")
         return found

@@ -5,6 +5,7 @@ test is about the logic; the last test runs the real MiniLM."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pytest
@@ -116,3 +117,57 @@ def test_real_vectors_pass_faithfulness_for_a_restated_fact(embedder: Embedder) 
     kept, merges, refusals = plan(new, probe)
     assert merges and not refusals, refusals
     assert float(kept.vector @ old.vector) >= merge.FAITHFUL
+
+
+# -- on the write path, end to end ---------------------------------------------------------------
+
+FACT = """
+mutation($input: MemoryInput!) {
+  remember(input: $input) { id text stored earlierId mergedInto }
+}"""
+READ = "query($u: ID!, $id: ID!) { memory(userId: $u, id: $id) { id text mergedInto } }"
+UNMERGE = "mutation($u: ID!, $id: ID!) { unmerge(userId: $u, id: $id) { id text mergedInto } }"
+ASK = """
+query($u: ID!, $m: String!) { context(userId: $u, message: $m) { memories { memory { id } } } }"""
+
+
+@pytest.fixture(scope="module")
+def api(tmp_path_factory: pytest.TempPathFactory, extractor: object, embedder: Embedder) -> Any:
+    from tests.conftest import close_api, open_api
+
+    client_api, _ = open_api(tmp_path_factory.mktemp("merge"), extractor, embedder)  # type: ignore[arg-type]
+    yield client_api
+    close_api(client_api)
+
+
+def _stated(text: str) -> dict[str, str]:
+    return {"userId": "merger", "text": text, "speaker": "Alice", "factType": "fact"}
+
+
+def test_a_restated_fact_merges_on_write_and_unmerge_restores_it(api: Any) -> None:
+    api.ok(FACT, input={"userId": "merger", "text": "I fixed the bike chain on Sunday."})
+    first = api.ok(FACT, input=_stated("My sister is Mary."))["remember"]
+    assert first["stored"] == "NEW"
+    second = api.ok(FACT, input=_stated("My sister Mary lives in Boston."))["remember"]
+    assert (second["stored"], second["earlierId"]) == ("MERGED", first["id"])
+    assert second["text"] == "My sister Mary lives in Boston."
+    absorbed = api.ok(READ, u="merger", id=first["id"])["memory"]
+    assert absorbed["mergedInto"] == second["id"]  # inactive, readable by id
+    found = api.ok(ASK, u="merger", m="Who is my sister?")["context"]["memories"]
+    assert first["id"] not in {m["memory"]["id"] for m in found}
+    assert api.runtime.store.count_memories("merger") == 2
+
+    restored = api.ok(UNMERGE, u="merger", id=second["id"])["unmerge"]
+    assert (restored["id"], restored["mergedInto"]) == (first["id"], None)
+    assert api.runtime.store.count_memories("merger") == 3
+    found = api.ok(ASK, u="merger", m="Who is my sister?")["context"]["memories"]
+    assert first["id"] in {m["memory"]["id"] for m in found}
+    body = api.raw(UNMERGE, u="merger", id=second["id"])
+    assert body["errors"][0]["extensions"]["code"] == "NOT_FOUND"
+
+
+def test_turns_are_never_merged(api: Any) -> None:
+    turn = {"userId": "merger", "text": "My brother Tom lives in Leeds.", "speaker": "Alice"}
+    api.ok(FACT, input=turn)
+    again = api.ok(FACT, input={**turn, "text": "My brother Tom lives in Leeds now."})["remember"]
+    assert again["stored"] != "MERGED"

@@ -100,33 +100,42 @@ def merged_text(a: Fact, b: Fact) -> str:
     """The richer text: the one whose content words and entities hold the other's; else both
     sentences, the older first."""
     words_a, words_b = content_words(a.text), content_words(b.text)
-    if words_b <= words_a and b.entities <= a.entities:
+    named_a, named_b = _named(a.entities), _named(b.entities)
+    if words_b <= words_a and named_b <= named_a:
         return a.text
-    if words_a <= words_b and a.entities <= b.entities:
+    if words_a <= words_b and named_a <= named_b:
         return b.text
     first, second = (a.text.strip(), b.text.strip())
     joiner = " " if first.endswith((".", "!", "?")) else ". "
     return first + joiner + second
 
 
+def _named(keys: frozenset[str]) -> frozenset[str]:
+    """Entity keys without unresolved references ("my sister" before it is known as Mary)."""
+    return frozenset(k for k in keys if not k.startswith("ref:"))
+
+
 def _group(relation_type: str) -> tuple[str, ...] | None:
     return next((g for g in SINGLE_VALUED if relation_type in g), None)
+
+
+def _same_object(a: str, b: str) -> bool:
+    """The same object, or an unresolved reference ("my sister", `ref:…`) on either side, which
+    names no other value."""
+    return a == b or a.startswith("ref:") or b.startswith("ref:")
 
 
 def compatible(a: Fact, b: Fact) -> bool:
     """The middle zone's rule: a shared (subject, relation type) with a compatible object; a
     one-value fact with another object conflicts and never merges."""
-    shared = False
-    for subject, rel, obj in a.relations:
-        for subject_b, rel_b, obj_b in b.relations:
-            if subject != subject_b:
-                continue
-            group = _group(rel)
-            if group is not None and rel_b in group and obj != obj_b:
-                return False  # another value of a one-value fact: it supersedes, never merges
-            if rel == rel_b and obj == obj_b:
-                shared = True
-    return shared
+    if _conflicts(a, b):
+        return False
+    return any(
+        subject == subject_b and rel == rel_b and _same_object(obj, obj_b)
+        for subject, rel, obj in a.relations
+        for subject_b, rel_b, obj_b in b.relations
+        if rel != "RELATED_TO"  # co-occurrence is no stated relation
+    )
 
 
 def should_merge(new: Fact, old: Fact, cosine: float) -> bool:
@@ -138,12 +147,14 @@ def should_merge(new: Fact, old: Fact, cosine: float) -> bool:
 
 
 def _conflicts(a: Fact, b: Fact) -> bool:
+    """Another value of a one-value fact of the same subject (graph/vocabulary.py)."""
     for subject, rel, obj in a.relations:
         group = _group(rel)
         if group is None:
             continue
-        if any(s == subject and r in group and o != obj for s, r, o in b.relations):
-            return True
+        for s, r, o in b.relations:
+            if s == subject and r in group and not _same_object(o, obj):
+                return True
     return False
 
 

@@ -26,6 +26,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
 import numpy as np
 
@@ -44,6 +45,7 @@ from graph.repeats import REPEAT_COSINE, Said, closest_repeat, said_whole
 from graph.store import Store
 from graph.validation import NewMemory, content_hash, validate_batch
 from graph.vectors import encode_embedding
+from graph.write.merging import Folded, Merger
 from graph.write.rows import BatchRows, Written, build_rows
 from graph.write.screen import Screen
 from graph.write.stored import Stored, decide
@@ -93,6 +95,9 @@ class WritePipeline:
         screen: Screen,
     ) -> None:
         self._screen = screen
+        self._merger = Merger(store, caches, models)
+        # new memory id -> the first earlier fact it absorbed, until the batch's answer reads it
+        self.merged: dict[str, str] = {}
         self._store = store
         self._caches = caches
         self._models = models
@@ -140,7 +145,10 @@ class WritePipeline:
         if lost:
             raise NotFound(f"memories {lost} vanished while being written")
         records = [by_id[i] for i in final]
-        stored = [decide(r, made) for r, made in zip(records, slots.created, strict=True)]
+        stored = [
+            decide(r, made, self.merged.pop(str(r.id), None) if made else None)
+            for r, made in zip(records, slots.created, strict=True)
+        ]
         return RememberResult(records, list(slots.created), stored)
 
     # -- stages ---------------------------------------------------------------------------------
@@ -219,12 +227,10 @@ class WritePipeline:
             resolutions = self._resolve(user_id, resolver, memories, ids, extractions)
             matrix = np.stack([prepared.vectors[i] for i in fresh])
             repeat_of = self._repeats(user_id, memories, ids, resolutions, matrix)
-            written = [
-                Written(m, memory_id, prepared.hashes[i], resolution, encode_embedding(vector))
-                for i, m, memory_id, resolution, vector in zip(
-                    fresh, memories, ids, resolutions, matrix, strict=True
-                )
-            ]
+            folded = self._merger.fold(user_id, memories, ids, resolutions, matrix)
+            written = _written(fresh, memories, ids, resolutions, matrix, prepared, folded)
+            memories = [w.memory for w in written]  # merged texts, for BM25
+            matrix = np.stack([_vector(matrix[p], folded.get(p)) for p in range(len(fresh))])
             sessions = sorted({s for m in memories if (s := m.session_id)})
             rows = build_rows(
                 written,
@@ -235,7 +241,20 @@ class WritePipeline:
                 repeat_of,
             )
             self._write(user_id, resolver, rows, resolutions, memories, matrix)
+            self._absorb(user_id, {ids[p]: f.absorbed for p, f in folded.items()}, now)
         return True
+
+    def _absorb(self, user_id: str, absorbed: dict[str, tuple[str, ...]], now: float) -> None:
+        """The earlier facts the batch's new ones merged: inactive in the graph, out of this
+        process's caches (under the lock)."""
+        caches = self._caches
+        for kept, gone in absorbed.items():
+            mark = self._store.absorb(user_id, kept, gone, now)
+            caches.vectors.remove(user_id, gone)
+            caches.lexical.remove(user_id, list(gone))
+            caches.patch_facts(user_id, partial(_forgot, gone=gone))
+            caches.advance(user_id, [mark])
+            self.merged.update({kept: gone[0]})
 
     def _write(
         self,
@@ -341,6 +360,42 @@ class WritePipeline:
             within = [(ids[int(q)], float(batch_cosine[p, q])) for q in earlier]
             hits.append([(str(m), c) for m, c in [*stored, *within] if c >= REPEAT_COSINE])
         return hits
+
+
+def _written(
+    fresh: Sequence[int],
+    memories: Sequence[NewMemory],
+    ids: Sequence[str],
+    resolutions: Sequence[Resolution],
+    matrix: Vector,
+    prepared: _Prepared,
+    folded: dict[int, Folded],
+) -> list[Written]:
+    """The batch's memories as written: a fact that absorbed earlier ones carries the merged
+    text and vector, and its own to restore on unmerge."""
+    out: list[Written] = []
+    for p, (i, memory, memory_id, resolution) in enumerate(
+        zip(fresh, memories, ids, resolutions, strict=True)
+    ):
+        fold = folded.get(p)
+        own = encode_embedding(matrix[p])
+        if fold is None:
+            out.append(Written(memory, memory_id, prepared.hashes[i], resolution, own))
+            continue
+        merged = replace(memory, text=fold.text)
+        embedding = encode_embedding(fold.vector)
+        written = Written(merged, memory_id, prepared.hashes[i], resolution, embedding)
+        out.append(replace(written, own_text=memory.text, own_embedding=own))
+    return out
+
+
+def _forgot(held: UserFacts, gone: Sequence[str]) -> None:
+    for memory_id in gone:
+        held.forgot(memory_id)
+
+
+def _vector(own: Vector, fold: Folded | None) -> Vector:
+    return own if fold is None else fold.vector
 
 
 def _wrote(held: UserFacts, rows: BatchRows, merges: Sequence[tuple[str, str]]) -> None:

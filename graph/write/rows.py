@@ -45,6 +45,10 @@ class MemoryRow:
     topic_candidates: list[str] | None
     repeat_of: str | None
     redactions: list[str] | None = None  # the types the storage policy redacted from the text
+    # a stated fact that absorbed others (graph/write/merge.py): its own text and embedding,
+    # restored by unmerge; `text` and `embedding` are the merged ones
+    own_text: str | None = None
+    own_embedding: str | None = None
 
 
 @dataclass(frozen=True)
@@ -150,6 +154,8 @@ class Written:
     content_hash: str
     resolution: Resolution
     embedding: str
+    own_text: str | None = None  # a fact that absorbed others: its own text and embedding
+    own_embedding: str | None = None
 
 
 @dataclass
@@ -234,6 +240,8 @@ def _memory_row(
         topic_candidates=w.resolution.candidates or None,
         repeat_of=repeat_of,
         redactions=list(memory.redactions) or None,
+        own_text=w.own_text,
+        own_embedding=w.own_embedding,
     )
 
 
