@@ -196,6 +196,7 @@ def start(
             settings.vector_flush_seconds,
             int(settings.cache_mb * 2**20),
             Screen(settings.pii, load_detector),
+            merge_facts=settings.merge_facts,
         )
         # each user's index is reconciled on its first call; only files of gone users are swept
         # here, off the start-up path

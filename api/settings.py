@@ -50,6 +50,8 @@ class Settings:
     # the storage policy for personal data and secrets (graph/write/policy.py): changes to the
     # defaults, e.g. "EMAIL_ADDRESS=redact,secrets=refuse"; "off" keeps everything
     pii_policy: str = ""
+    # merge stated facts on write (graph/write/merge.py); off: every fact is kept as written
+    merge_facts: bool = True
 
     @property
     def pii(self) -> PiiPolicy:
@@ -96,6 +98,7 @@ ENVIRONMENT: dict[str, str] = {
     "vector_flush_seconds": "RECOLLECT_VECTOR_FLUSH_SECONDS",
     "cache_mb": "RECOLLECT_CACHE_MB",
     "pii_policy": "RECOLLECT_PII_POLICY",
+    "merge_facts": "RECOLLECT_MERGE_FACTS",
 }
 
 
@@ -138,6 +141,13 @@ def _pii_policy(name: str, raw: str) -> str:
     return raw
 
 
+def _flag(name: str, raw: str) -> bool:
+    value = raw.strip().lower()
+    if value not in {"1", "0", "true", "false", "yes", "no", "on", "off"}:
+        raise ValueError(f"{name} must be true or false, got {raw!r}")
+    return value in {"1", "true", "yes", "on"}
+
+
 def _text(_name: str, raw: str) -> str:
     return raw
 
@@ -155,4 +165,5 @@ _CASTS: dict[str, Callable[[str, str], Any]] = {
     "cache_mb": _positive(float),
     "namespace": _namespace,
     "pii_policy": _pii_policy,
+    "merge_facts": _flag,
 }

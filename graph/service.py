@@ -56,6 +56,7 @@ class MemoryService:
         flush_seconds: float,
         cache_bytes: int = CACHE_MB * 2**20,
         screen: Screen | None = None,
+        merge_facts: bool = True,
     ) -> None:
         self.store = store
         self.limits = limits
@@ -69,6 +70,7 @@ class MemoryService:
         self._writer = WritePipeline(
             store, self.caches, self.models, limits, self.background, self.screen
         )
+        self._writer.merge_facts = merge_facts
         self._edits = Edits(store, self.caches)
 
     def close(self) -> None:

@@ -98,6 +98,7 @@ class WritePipeline:
         self._merger = Merger(store, caches, models)
         # new memory id -> the first earlier fact it absorbed, until the batch's answer reads it
         self.merged: dict[str, str] = {}
+        self.merge_facts = True  # merge stated facts on write (graph/write/merging.py)
         self._store = store
         self._caches = caches
         self._models = models
@@ -227,7 +228,11 @@ class WritePipeline:
             resolutions = self._resolve(user_id, resolver, memories, ids, extractions)
             matrix = np.stack([prepared.vectors[i] for i in fresh])
             repeat_of = self._repeats(user_id, memories, ids, resolutions, matrix)
-            folded = self._merger.fold(user_id, memories, ids, resolutions, matrix)
+            folded = (
+                self._merger.fold(user_id, memories, ids, resolutions, matrix)
+                if self.merge_facts
+                else {}
+            )
             written = _written(fresh, memories, ids, resolutions, matrix, prepared, folded)
             memories = [w.memory for w in written]  # merged texts, for BM25
             matrix = np.stack([_vector(matrix[p], folded.get(p)) for p in range(len(fresh))])
