@@ -56,7 +56,7 @@ class MemoryService:
         flush_seconds: float,
         cache_bytes: int = CACHE_MB * 2**20,
         screen: Screen | None = None,
-        merge_facts: bool = True,
+        merge_facts: bool = False,
     ) -> None:
         self.store = store
         self.limits = limits

@@ -135,7 +135,12 @@ query($u: ID!, $m: String!) { context(userId: $u, message: $m) { memories { memo
 def api(tmp_path_factory: pytest.TempPathFactory, extractor: object, embedder: Embedder) -> Any:
     from tests.conftest import close_api, open_api
 
-    client_api, _ = open_api(tmp_path_factory.mktemp("merge"), extractor, embedder)  # type: ignore[arg-type]
+    client_api, _ = open_api(
+        tmp_path_factory.mktemp("merge"),
+        extractor,  # type: ignore[arg-type]
+        embedder,
+        merge_facts=True,
+    )
     yield client_api
     close_api(client_api)
 

@@ -98,7 +98,7 @@ class WritePipeline:
         self._merger = Merger(store, caches, models)
         # new memory id -> the first earlier fact it absorbed, until the batch's answer reads it
         self.merged: dict[str, str] = {}
-        self.merge_facts = True  # merge stated facts on write (graph/write/merging.py)
+        self.merge_facts = False  # merge stated facts on write (graph/write/merging.py)
         self._store = store
         self._caches = caches
         self._models = models
