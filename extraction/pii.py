@@ -18,6 +18,7 @@ Imports Presidio and spaCy only; nothing from graph/ or api/.
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
@@ -142,6 +143,9 @@ class PiiDetector:
     """Presidio's analyzer and anonymizer, built once (`load_detector`) and shared."""
 
     def __init__(self, model: str = MODEL) -> None:
+        # Presidio's debug lines quote the words around a find: never below WARNING here
+        for name in ("presidio-analyzer", "presidio-anonymizer"):
+            logging.getLogger(name).setLevel(logging.WARNING)
         config = {
             "nlp_engine_name": "spacy",
             "models": [{"lang_code": LANGUAGE, "model_name": model}],
