@@ -37,6 +37,7 @@ FIELDS = {
     "pinned": "pinned",
     "category": "category",
     "factType": "fact_type",
+    "piiPolicy": "pii_policy",
 }
 
 
@@ -182,7 +183,8 @@ def ingest(args: argparse.Namespace) -> int:
                         settings.max_text_chars,
                         prefix=f"line {number}.",
                     )
-                    batch.append((number, memory))
+                    # a line the storage policy refuses is rejected alone, not its whole batch
+                    batch.append((number, service.screen.one(memory, prefix=f"line {number}.")))
                 except InvalidInput as exc:
                     summary["rejected"] += 1
                     reasons.append(str(exc))

@@ -55,6 +55,12 @@ PINNED = (
 )
 CATEGORY = f"What it is about: one of {', '.join(CATEGORIES)}."
 FACT_TYPE = f"A stated fact rather than a turn of conversation: one of {', '.join(FACT_TYPES)}."
+PII_POLICY = (
+    "Changes to the storage policy for personal data and secrets, for this memory only: "
+    "comma-separated TYPE=keep|redact|refuse, TYPE a type (CREDIT_CARD, EMAIL_ADDRESS, "
+    "PASSWORD, ...) or a group (payment, government, secrets, contact, names, all); 'off' "
+    "keeps everything. Default: the service's (payment and government ids and secrets redacted)."
+)
 
 
 class MemoryFields(BaseModel):
@@ -69,6 +75,7 @@ class MemoryFields(BaseModel):
     pinned: Annotated[bool | None, Field(description=PINNED)] = None
     category: Annotated[str | None, Field(description=CATEGORY)] = None
     fact_type: Annotated[str | None, Field(description=FACT_TYPE)] = None
+    pii_policy: Annotated[str | None, Field(description=PII_POLICY)] = None
 
     def to_new(self, user_id: str) -> NewMemory:
         return NewMemory(
@@ -82,6 +89,7 @@ class MemoryFields(BaseModel):
             pinned=self.pinned,
             category=self.category,
             fact_type=self.fact_type,
+            pii_policy=self.pii_policy,
         )
 
 

@@ -236,8 +236,15 @@ async def _remembered(
     service, user = _user(ctx, user_id)
     result = await call(service.remember_many, [i.to_new(user) for i in items])
     return [
-        {"id": r.id, "entities": list(r.entity_keys), "session_id": r.session_id}
-        for r in result.records
+        {
+            "id": r.id,
+            "entities": list(r.entity_keys),
+            "session_id": r.session_id,
+            "stored": s.decision,
+            "earlier_id": s.earlier,
+            "redactions": list(r.redactions),
+        }
+        for r, s in zip(result.records, result.stored, strict=True)
     ]
 
 

@@ -17,12 +17,14 @@ from urllib.parse import urlparse
 from api.settings import Settings
 from extraction.embedder import Embedder, ModelVerificationError
 from extraction.extractor import Extractor
+from extraction.pii import load_detector
 from graph.engine import EmbeddedEngine
 from graph.errors import ModelError, StoreUnavailable
 from graph.executor import BoltExecutor, Executor, FalkorExecutor
 from graph.service import MemoryService
 from graph.store import Store
 from graph.vectors import VectorStore
+from graph.write.screen import Screen
 from graph.write.sessions import end_idle_sessions
 
 log = logging.getLogger("recollect.runtime")
@@ -193,10 +195,15 @@ def start(
             settings.limits,
             settings.vector_flush_seconds,
             int(settings.cache_mb * 2**20),
+            Screen(settings.pii, load_detector),
+            merge_facts=settings.merge_facts,
         )
         # each user's index is reconciled on its first call; only files of gone users are swept
         # here, off the start-up path
         service.background.run(service.caches.sweep)
+        if service.screen.policy.watched:
+            # Presidio and its spaCy model load off the start-up path, before the first write
+            service.background.run(service.screen.detector)
         if settings.session_idle_minutes > 0:
             gap = settings.session_idle_minutes * 60.0
 

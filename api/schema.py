@@ -172,7 +172,7 @@ class Mutation:
         ctx = _ctx(info)
         ctx.scope(str(input.user_id))
         result = await call(ctx.service.remember_many, [new_memory(input)])
-        return Memory.from_record(result.records[0])
+        return Memory.from_record(result.records[0], result.stored[0])
 
     @strawberry.mutation(description="Remember a batch atomically (validated whole first).")
     async def remember_many(
@@ -182,7 +182,21 @@ class Mutation:
         for item in inputs:
             ctx.scope(str(item.user_id))
         result = await call(ctx.service.remember_many, [new_memory(i) for i in inputs])
-        return [Memory.from_record(r) for r in result.records]
+        return [
+            Memory.from_record(r, s) for r, s in zip(result.records, result.stored, strict=True)
+        ]
+
+    @strawberry.mutation(
+        description="Undo the merge of stated facts that a memory (either side) took part in: "
+        "the absorbed memories are active again, the kept one has its own text back. Returns "
+        "the restored memory."
+    )
+    async def unmerge(
+        self, info: Info[Context, None], user_id: strawberry.ID, id: strawberry.ID
+    ) -> Memory:
+        ctx = _ctx(info)
+        user = ctx.scope(str(user_id))
+        return Memory.from_record(await call(ctx.service.unmerge, user, str(id)))
 
     @strawberry.mutation
     async def forget(

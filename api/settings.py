@@ -14,9 +14,11 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from graph.errors import InvalidInput
 from graph.executor import Namespace
 from graph.limits import Limits
 from graph.residency import CACHE_MB
+from graph.write.policy import PiiPolicy, parse_policy
 
 _LIMITS = Limits()
 
@@ -45,6 +47,17 @@ class Settings:
     # what the per-user caches (FAISS, BM25, catalogue, speakers, memory facts) may hold before
     # the least recently used users are evicted (graph/residency.py)
     cache_mb: float = CACHE_MB
+    # the storage policy for personal data and secrets (graph/write/policy.py): changes to the
+    # defaults, e.g. "EMAIL_ADDRESS=redact,secrets=refuse"; "off" keeps everything
+    pii_policy: str = ""
+    # merge stated facts on write (graph/write/merge.py). Off by default: on LoCoMo's
+    # observations its neighbour gate refused every merge while fact ingest ran 5.6x slower
+    # (docs/benchmarks.md, bench/merge.py)
+    merge_facts: bool = False
+
+    @property
+    def pii(self) -> PiiPolicy:
+        return parse_policy(self.pii_policy)
 
     @property
     def limits(self) -> Limits:
@@ -86,6 +99,8 @@ ENVIRONMENT: dict[str, str] = {
     "session_idle_minutes": "RECOLLECT_SESSION_IDLE_MINUTES",
     "vector_flush_seconds": "RECOLLECT_VECTOR_FLUSH_SECONDS",
     "cache_mb": "RECOLLECT_CACHE_MB",
+    "pii_policy": "RECOLLECT_PII_POLICY",
+    "merge_facts": "RECOLLECT_MERGE_FACTS",
 }
 
 
@@ -120,6 +135,21 @@ def _namespace(name: str, raw: str) -> str:
     return raw
 
 
+def _pii_policy(name: str, raw: str) -> str:
+    try:
+        parse_policy(raw, name)
+    except InvalidInput as exc:
+        raise ValueError(str(exc)) from None
+    return raw
+
+
+def _flag(name: str, raw: str) -> bool:
+    value = raw.strip().lower()
+    if value not in {"1", "0", "true", "false", "yes", "no", "on", "off"}:
+        raise ValueError(f"{name} must be true or false, got {raw!r}")
+    return value in {"1", "true", "yes", "on"}
+
+
 def _text(_name: str, raw: str) -> str:
     return raw
 
@@ -136,4 +166,6 @@ _CASTS: dict[str, Callable[[str, str], Any]] = {
     "vector_flush_seconds": _number(float),
     "cache_mb": _positive(float),
     "namespace": _namespace,
+    "pii_policy": _pii_policy,
+    "merge_facts": _flag,
 }

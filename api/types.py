@@ -5,6 +5,7 @@ mappers from service records to them. Nested fields resolve through the request'
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from enum import Enum
 
 import strawberry
 from strawberry.types import Info
@@ -20,6 +21,7 @@ from graph.recall.retrieval import ScoredMemory as ScoredRecord
 from graph.records import MAX_EVIDENCE, EntityRecord, MemoryRecord
 from graph.validation import NewMemory
 from graph.write.sessions import SessionSummary as SummaryRecord
+from graph.write.stored import Stored
 
 
 def dt(stamp: float | None) -> datetime | None:
@@ -118,6 +120,14 @@ class EntityCard:
         return [Memory.from_record(r) for r in records]
 
 
+@strawberry.enum(description="How remember stored an item (docs/storage.md).")
+class StoredAs(Enum):
+    NEW = "NEW"
+    REPEAT = "REPEAT"
+    MERGED = "MERGED"
+    REDACTED = "REDACTED"
+
+
 @strawberry.type(description="One remembered text.")
 class Memory:
     id: strawberry.ID
@@ -149,10 +159,29 @@ class Memory:
         "near-identical text); both are kept",
     )
     repeats: int = strawberry.field(default=0, description="How often this was said again later")
+    redactions: list[str] = strawberry.field(
+        default_factory=list,
+        description="Types of personal data or secrets the storage policy replaced in the text "
+        "by [TYPE], in order of appearance, e.g. CREDIT_CARD, PASSWORD",
+    )
+    merged_into: strawberry.ID | None = strawberry.field(
+        default=None,
+        description="A stated fact merged into another: that memory (this one is inactive: not "
+        "retrieved, readable by id; unmerge restores it)",
+    )
+    stored: StoredAs | None = strawberry.field(
+        default=None,
+        description="How remember/rememberMany stored this item: NEW, REPEAT (said before), "
+        "MERGED (a stated fact merged with an earlier one) or REDACTED; null outside their answer",
+    )
+    earlier_id: strawberry.ID | None = strawberry.field(
+        default=None,
+        description="With stored: the earlier memory it repeats or was merged with",
+    )
     entity_keys: strawberry.Private[tuple[str, ...]]
 
     @classmethod
-    def from_record(cls, record: MemoryRecord) -> Memory:
+    def from_record(cls, record: MemoryRecord, stored: Stored | None = None) -> Memory:
         return cls(
             id=strawberry.ID(record.id),
             user_id=strawberry.ID(record.user_id),
@@ -173,6 +202,10 @@ class Memory:
             event_end=dt(record.event_end),
             repeat_of=strawberry.ID(record.repeat_of) if record.repeat_of else None,
             repeats=record.repeats,
+            redactions=list(record.redactions),
+            merged_into=strawberry.ID(record.absorbed_into) if record.absorbed_into else None,
+            stored=StoredAs(stored.decision) if stored else None,
+            earlier_id=strawberry.ID(stored.earlier) if stored and stored.earlier else None,
             entity_keys=record.entity_keys,
         )
 

@@ -77,9 +77,7 @@ SCREEN_NOUNS = _words(
     "movie film show series documentary episode musical play video anime cartoon sitcom drama "
     "season trailer broadcast stream"
 )
-GAME_NOUNS = _words(
-    "game games videogame boardgame puzzle chess checkers cards poker"
-)
+GAME_NOUNS = _words("game games videogame boardgame puzzle chess checkers cards poker")
 SPORT_NOUNS = _words(
     "soccer football basketball baseball volleyball tennis golf hockey rugby cricket softball "
     "badminton squash lacrosse ball pool darts bowling frisbee polo handball pickleball ping- "
@@ -195,8 +193,29 @@ IDIOMS = frozenset(
 )
 
 _ANY = frozenset(
-    {PLACE, ORG, PERSON, PET, EVENT, GROUP, CLASS, SCHOOL, WORK, WRITTEN, SCREEN, GAME, SPORT,
-     INSTRUMENT, ACTIVITY, SUBJECT, FOOD, PROJECT, ABSTRACT, NAME, THING}
+    {
+        PLACE,
+        ORG,
+        PERSON,
+        PET,
+        EVENT,
+        GROUP,
+        CLASS,
+        SCHOOL,
+        WORK,
+        WRITTEN,
+        SCREEN,
+        GAME,
+        SPORT,
+        INSTRUMENT,
+        ACTIVITY,
+        SUBJECT,
+        FOOD,
+        PROJECT,
+        ABSTRACT,
+        NAME,
+        THING,
+    }
 )  # every kind but LIGHT: no relation takes a light noun
 _TITLES = frozenset({WORK, NAME, ORG})  # the small model types titles as orgs, or not at all
 
@@ -308,9 +327,7 @@ def idiom(obj: Token) -> bool:
     if verb is not None and (verb.lemma_.lower(), obj.lemma_.lower()) in IDIOMS:
         return True
     own = [c for c in obj.children if c.dep_ in {"dobj", "obj"}]
-    return obj.pos_ == "VERB" and any(
-        (obj.lemma_.lower(), o.lemma_.lower()) in IDIOMS for o in own
-    )
+    return obj.pos_ == "VERB" and any((obj.lemma_.lower(), o.lemma_.lower()) in IDIOMS for o in own)
 
 
 # a thanks formula ("thanks for your support", "I appreciate your kind words", "our friendship
@@ -323,12 +340,17 @@ def thanks(obj: Token) -> bool:
     if any(c.dep_ == "poss" and c.lower_ in _LISTENERS for c in obj.children):
         return True
     head = obj.head
-    return head.dep_ == "prep" and head.lower_ == "for" and head.head.lemma_.lower() in {
-        "thank",
-        "thanks",
-        "grateful",
-        "thankful",
-    }
+    return (
+        head.dep_ == "prep"
+        and head.lower_ == "for"
+        and head.head.lemma_.lower()
+        in {
+            "thank",
+            "thanks",
+            "grateful",
+            "thankful",
+        }
+    )
 
 
 def in_range(relation: str, kind: str) -> bool:

@@ -33,6 +33,10 @@ class MemoryRecord:
     # this one was said again
     repeat_of: str | None = None
     repeats: int = 0
+    # the types the storage policy redacted from the text (graph/write/policy.py)
+    redactions: tuple[str, ...] = ()
+    # a stated fact merged into another (graph/write/merge.py): the memory that absorbed it
+    absorbed_into: str | None = None
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> MemoryRecord:
@@ -57,6 +61,8 @@ class MemoryRecord:
             event_end=row.get("event_end"),
             repeat_of=row.get("repeat_of"),
             repeats=int(row.get("repeats") or 0),
+            redactions=tuple(row.get("redactions") or ()),
+            absorbed_into=row.get("absorbed_into"),
         )
 
 

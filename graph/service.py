@@ -8,6 +8,7 @@ It assembles the parts and owns none of their work:
                                       following the graph's change sequence, within a budget
     models      graph/models.py       spaCy and MiniLM and the threads they run on
     background  graph/background.py   the one thread for work no request waits for
+    screen      graph/write/screen.py the storage policy for personal data and secrets
     writes      graph/write/          the write pipeline (remember) and the edits (forget, pin,
                                       merge, forgetUser); session ends in graph/write/sessions.py
 
@@ -22,6 +23,7 @@ import time
 from collections.abc import Sequence
 
 from extraction.keys import ENTITY_TYPES
+from extraction.pii import load_detector
 from extraction.protocols import TextEmbedder, TextExtractor
 from graph.background import Background
 from graph.caches import UserCaches
@@ -37,6 +39,8 @@ from graph.validation import NewMemory, check_memory_id, check_no_nul, check_use
 from graph.vectors import VectorStore
 from graph.write.edits import Edits
 from graph.write.pipeline import AfterWrite, RememberResult, WritePipeline
+from graph.write.policy import PiiPolicy
+from graph.write.screen import Screen
 
 __all__ = ["MemoryService", "RememberResult"]
 
@@ -51,6 +55,8 @@ class MemoryService:
         limits: Limits,
         flush_seconds: float,
         cache_bytes: int = CACHE_MB * 2**20,
+        screen: Screen | None = None,
+        merge_facts: bool = False,
     ) -> None:
         self.store = store
         self.limits = limits
@@ -59,7 +65,12 @@ class MemoryService:
         self.caches = UserCaches(
             store, vectors, embedder, self.background, flush_seconds, cache_bytes
         )
-        self._writer = WritePipeline(store, self.caches, self.models, limits, self.background)
+        # the storage policy for personal data and secrets; the default one unless given
+        self.screen = screen or Screen(PiiPolicy(), load_detector)
+        self._writer = WritePipeline(
+            store, self.caches, self.models, limits, self.background, self.screen
+        )
+        self._writer.merge_facts = merge_facts
         self._edits = Edits(store, self.caches)
 
     def close(self) -> None:
@@ -102,6 +113,9 @@ class MemoryService:
     def pin(self, user_id: str, memory_id: str, pinned: bool) -> MemoryRecord:
         return self._edits.pin(user_id, memory_id, pinned)
 
+    def unmerge(self, user_id: str, memory_id: str) -> MemoryRecord:
+        return self._edits.unmerge(user_id, memory_id)
+
     def merge_entities(self, user_id: str, sources: Sequence[str], into: str) -> EntityRecord:
         return self._edits.merge_entities(user_id, sources, into)
 
@@ -111,6 +125,8 @@ class MemoryService:
         """One memory; NotFound for an unknown or malformed id."""
         check_memory_id(user_id, memory_id)
         found = self.store.memories(user_id, [memory_id]).get(MemoryId(memory_id))
+        if found is None:  # a stated fact merged into another stays readable by id
+            found = self.store.absorbed(user_id, [memory_id]).get(MemoryId(memory_id))
         if found is None:
             raise NotFound(f"no memory {memory_id!r} for this user")
         return found

@@ -38,6 +38,9 @@ STATEMENTS = {
     "write_memories",
     "find_existing_memories",
     "get_memories",
+    "get_absorbed_memories",
+    "absorb_memories",
+    "unmerge_memory",
     "entity_catalog",
     "role_catalog",
     "topic_candidates",
@@ -125,6 +128,32 @@ class Store:
             **_SINGLE_VALUED,
         )
         return Mark.from_row(rows[0]) if rows else None
+
+    def absorb(self, user_id: str, kept: str, absorbed: Sequence[str], now: float) -> Mark:
+        """Stated facts folded into `kept` (cypher/absorb_memories.cypher); the change made."""
+        rows = self._run(
+            "absorb_memories",
+            user_id=user_id,
+            kept=kept,
+            absorbed=list(absorbed),
+            now=now,
+            epoch=uuid4().hex,
+            keep_removed=KEEP_REMOVED,
+        )
+        return Mark.from_row(rows[0] if rows else None)
+
+    def unmerge(self, user_id: str, memory_id: str) -> tuple[str, list[str]] | None:
+        """Undoes the merge `memory_id` is either side of: (kept, restored ids), or None when it
+        is part of no merge."""
+        rows = self._run("unmerge_memory", user_id=user_id, id=memory_id, epoch=uuid4().hex)
+        if not rows:
+            return None
+        return str(rows[0]["kept"]), [str(i) for i in rows[0]["restored"]]
+
+    def absorbed(self, user_id: str, ids: Iterable[str]) -> dict[MemoryId, MemoryRecord]:
+        """Absorbed memories by id (inactive, readable by id)."""
+        rows = self._run("get_absorbed_memories", user_id=user_id, ids=list(ids))
+        return {r.id: r for r in map(MemoryRecord.from_row, rows)}
 
     def forget_user(self, user_id: str) -> int:
         rows = self._run("forget_user", user_id=user_id)

@@ -38,6 +38,10 @@ class NewMemory:
     category: str | None = None
     fact_type: str | None = None
     kind: str = "turn"  # "episode": a session summary written by the service, not by clients
+    # the storage policy for this memory, over the service's (graph/write/policy.py syntax)
+    pii_policy: str | None = None
+    # the types the storage policy redacted from `text` (graph/write/screen.py sets it)
+    redactions: tuple[str, ...] = ()
 
 
 def normalized_text(text: str) -> str:
@@ -87,6 +91,7 @@ def validate(memory: NewMemory, max_text_chars: int, prefix: str = "") -> NewMem
         ("externalId", memory.external_id),
         ("category", memory.category),
         ("factType", memory.fact_type),
+        ("piiPolicy", memory.pii_policy),
     ):
         check_no_nul(value, f"{prefix}{name}")
     if len(memory.text) > max_text_chars:

@@ -186,11 +186,21 @@ NODE_LABELS: tuple[str, ...] = (
     "Entity",
     "Session",
     "ChangeLog",
+    # a stated fact merged into another (graph/write/merge.py): inactive, readable by id
+    "Absorbed",
     *ENTITY_LABELS.values(),
 )
 # MENTIONS: memory -> entity; NEXT: a session's turns in ingest order; IN_SESSION: turn -> session;
 # SUMMARIZED_BY: session -> its episodic summary memory
-EDGE_TYPES: tuple[str, ...] = ("MENTIONS", "NEXT", "IN_SESSION", "SUMMARIZED_BY", *RELATION_TYPES)
+# MERGED_FROM: a stated fact -> one it absorbed (graph/write/merge.py)
+EDGE_TYPES: tuple[str, ...] = (
+    "MENTIONS",
+    "NEXT",
+    "IN_SESSION",
+    "SUMMARIZED_BY",
+    "MERGED_FROM",
+    *RELATION_TYPES,
+)
 
 _IDENTIFIER = re.compile(r"^[A-Z][A-Za-z_]{0,63}$")
 

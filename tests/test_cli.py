@@ -40,6 +40,8 @@ def test_ingest_then_context(tmp_path: Path, capsys: pytest.CaptureFixture[str])
         {"text": "My sister Mary lives in Boston.", "speaker": "Alice", "externalId": "1"},
         {"text": "", "speaker": "Alice"},
         {"text": "I adore sailing.", "importance": 9},
+        {"text": "Card 4539 1488 0343 6467 is mine.", "piiPolicy": "payment=refuse"},
+        {"text": "My bank password is Tr0ub4dor&3x.", "externalId": "3"},
     ]
     path = tmp_path / "memories.jsonl"
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\nnot json\n")
@@ -47,10 +49,13 @@ def test_ingest_then_context(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     code = cli.main(["ingest", str(path), "--user", "alice", "--data-dir", str(data)])
     out = capsys.readouterr().out
     assert code == 1  # some lines were rejected
-    assert "accepted 2, duplicate 1, rejected 3" in out
+    assert "accepted 3, duplicate 1, rejected 4" in out
     assert "line 4.text: must not be empty" in out
     assert "line 5.importance: is 9" in out
-    assert "line 6: is not JSON" in out
+    # the storage policy refuses one line alone (docs/storage.md), and redacts another
+    assert "line 6.text: holds personal data of type CREDIT_CARD" in out
+    assert "4539" not in out
+    assert "line 8: is not JSON" in out
 
     code = cli.main(
         ["context", "Where does Mary live?", "--user", "alice", "--data-dir", str(data), "--json"]

@@ -81,6 +81,17 @@ async def _conversation(client: Client, **user: str) -> list[str]:
     )
     ids.append(one["id"])
     assert "pet:rex" in one["entities"]
+    assert (one["stored"], one["earlier_id"], one["redactions"]) == ("NEW", None, [])
+    # the storage policy answers on MCP as on GraphQL (tests/test_storage.py)
+    card = {"text": "Card 4539 1488 0343 6467 is mine.", "speaker": "Alice"}
+    redacted = _data(await client.call_tool("remember", {"memory": card, **user}))
+    assert (redacted["stored"], redacted["redactions"]) == ("REDACTED", ["CREDIT_CARD"])
+    again = _data(await client.call_tool("remember", {"memory": card, **user}))
+    assert (again["stored"], again["earlier_id"]) == ("REPEAT", redacted["id"])
+    refused = {**card, "pii_policy": "payment=refuse"}
+    assert "memory.text: holds personal data of type CREDIT_CARD" in _error(
+        await client.call_tool("remember", {"memory": refused, **user})
+    )
 
     block = _data(
         await client.call_tool("get_context", {"message": "Where does Ana live?", **user})
@@ -266,8 +277,8 @@ def test_http_transport_with_keys(served: tuple[str, Runtime]) -> None:
     assert calls("forget", "error") == 1
     forbidden = ("recollect_mcp_tool_errors_total", (("code", "FORBIDDEN"),))
     assert after[forbidden] - before.get(forbidden, 0.0) >= 2
-    # four remembered, one forgotten, and the episode end_session wrote
-    assert runtime.store.count_memories("alice") == 4
+    # five remembered (one redacted), one forgotten, and the episode end_session wrote
+    assert runtime.store.count_memories("alice") == 5
     assert runtime.store.count_memories("bob") == 0
 
 

@@ -11,6 +11,7 @@ from functools import partial
 
 from graph.caches import UserCaches
 from graph.errors import InvalidInput, NotFound
+from graph.ids import MemoryId
 from graph.memory_facts import UserFacts
 from graph.records import EntityRecord, MemoryRecord
 from graph.store import Store
@@ -36,6 +37,25 @@ class Edits:
             caches.advance(user_id, [mark])
             caches.vectors.flush()
         return True
+
+    def unmerge(self, user_id: str, memory_id: str) -> MemoryRecord:
+        """Undoes the merge of stated facts `memory_id` is either side of (graph/write/merge.py):
+        the absorbed memories are active again and the kept one has its own text back. Returns
+        the restored memory (the one named, when it was absorbed; else the first restored). The
+        change takes a new epoch of the user's log: every process reloads the user's caches."""
+        check_memory_id(user_id, memory_id)
+        caches = self._caches
+        with caches.lock:
+            done = self._store.unmerge(user_id, memory_id)
+            if done is None:
+                raise NotFound(f"memory {memory_id!r} is part of no merge for this user")
+            caches.drop_user(user_id)
+        _kept, restored = done
+        wanted = memory_id if memory_id in restored else restored[0]
+        record = self._store.memories(user_id, [wanted]).get(MemoryId(wanted))
+        if record is None:  # forgotten between the unmerge and the read
+            raise NotFound(f"no memory {wanted!r} for this user")
+        return record
 
     def forget_user(self, user_id: str) -> int:
         check_user_id(user_id)

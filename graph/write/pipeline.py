@@ -2,7 +2,9 @@
 
 For a batch, per user:
 
-1. validate the whole batch (graph/validation.py): one bad input rejects it, nothing is written;
+1. validate the whole batch (graph/validation.py), then the storage policy (graph/write/screen.py)
+   redacts personal data and secrets or refuses them: one bad input rejects the batch, nothing is
+   written, and every later stage sees the redacted text only;
 2. idempotency: an input whose externalId (or, without one, normalised text and speaker) is known
    is that memory, as is a repeat within the batch;
 3. the models, outside the write lock so concurrent batches run them side by side: spaCy on the
@@ -24,6 +26,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
 import numpy as np
 
@@ -42,7 +45,10 @@ from graph.repeats import REPEAT_COSINE, Said, closest_repeat, said_whole
 from graph.store import Store
 from graph.validation import NewMemory, content_hash, validate_batch
 from graph.vectors import encode_embedding
+from graph.write.merging import Folded, Merger
 from graph.write.rows import BatchRows, Written, build_rows
+from graph.write.screen import Screen
+from graph.write.stored import Stored, decide
 
 # turns of a session read back for its people when the cache is cold (pronouns in the next turn)
 SESSION_TURNS = 8
@@ -56,6 +62,8 @@ AfterWrite = Callable[[str, float], object]
 class RememberResult:
     records: list[MemoryRecord]
     created: list[bool]
+    # how each was stored: NEW, REPEAT, MERGED or REDACTED, with the earlier memory's id
+    stored: list[Stored]
 
 
 @dataclass
@@ -84,7 +92,13 @@ class WritePipeline:
         models: Models,
         limits: Limits,
         background: Background,
+        screen: Screen,
     ) -> None:
+        self._screen = screen
+        self._merger = Merger(store, caches, models)
+        # new memory id -> the first earlier fact it absorbed, until the batch's answer reads it
+        self.merged: dict[str, str] = {}
+        self.merge_facts = False  # merge stated facts on write (graph/write/merging.py)
         self._store = store
         self._caches = caches
         self._models = models
@@ -96,6 +110,7 @@ class WritePipeline:
     def remember_many(self, inputs: Sequence[NewMemory]) -> RememberResult:
         batch = list(inputs)
         validate_batch(batch, self._limits.max_text_chars, self._limits.max_batch)
+        batch = self._screen.batch(batch)  # before anything is written anywhere
         now = time.time()
         slots = _Slots([None] * len(batch), [False] * len(batch))
         by_user: dict[str, list[int]] = defaultdict(list)
@@ -130,7 +145,12 @@ class WritePipeline:
         lost = [i for i in final if i not in by_id]
         if lost:
             raise NotFound(f"memories {lost} vanished while being written")
-        return RememberResult([by_id[i] for i in final], list(slots.created))
+        records = [by_id[i] for i in final]
+        stored = [
+            decide(r, made, self.merged.pop(str(r.id), None) if made else None)
+            for r, made in zip(records, slots.created, strict=True)
+        ]
+        return RememberResult(records, list(slots.created), stored)
 
     # -- stages ---------------------------------------------------------------------------------
 
@@ -208,12 +228,14 @@ class WritePipeline:
             resolutions = self._resolve(user_id, resolver, memories, ids, extractions)
             matrix = np.stack([prepared.vectors[i] for i in fresh])
             repeat_of = self._repeats(user_id, memories, ids, resolutions, matrix)
-            written = [
-                Written(m, memory_id, prepared.hashes[i], resolution, encode_embedding(vector))
-                for i, m, memory_id, resolution, vector in zip(
-                    fresh, memories, ids, resolutions, matrix, strict=True
-                )
-            ]
+            folded = (
+                self._merger.fold(user_id, memories, ids, resolutions, matrix)
+                if self.merge_facts
+                else {}
+            )
+            written = _written(fresh, memories, ids, resolutions, matrix, prepared, folded)
+            memories = [w.memory for w in written]  # merged texts, for BM25
+            matrix = np.stack([_vector(matrix[p], folded.get(p)) for p in range(len(fresh))])
             sessions = sorted({s for m in memories if (s := m.session_id)})
             rows = build_rows(
                 written,
@@ -224,7 +246,20 @@ class WritePipeline:
                 repeat_of,
             )
             self._write(user_id, resolver, rows, resolutions, memories, matrix)
+            self._absorb(user_id, {ids[p]: f.absorbed for p, f in folded.items()}, now)
         return True
+
+    def _absorb(self, user_id: str, absorbed: dict[str, tuple[str, ...]], now: float) -> None:
+        """The earlier facts the batch's new ones merged: inactive in the graph, out of this
+        process's caches (under the lock)."""
+        caches = self._caches
+        for kept, gone in absorbed.items():
+            mark = self._store.absorb(user_id, kept, gone, now)
+            caches.vectors.remove(user_id, gone)
+            caches.lexical.remove(user_id, list(gone))
+            caches.patch_facts(user_id, partial(_forgot, gone=gone))
+            caches.advance(user_id, [mark])
+            self.merged.update({kept: gone[0]})
 
     def _write(
         self,
@@ -330,6 +365,42 @@ class WritePipeline:
             within = [(ids[int(q)], float(batch_cosine[p, q])) for q in earlier]
             hits.append([(str(m), c) for m, c in [*stored, *within] if c >= REPEAT_COSINE])
         return hits
+
+
+def _written(
+    fresh: Sequence[int],
+    memories: Sequence[NewMemory],
+    ids: Sequence[str],
+    resolutions: Sequence[Resolution],
+    matrix: Vector,
+    prepared: _Prepared,
+    folded: dict[int, Folded],
+) -> list[Written]:
+    """The batch's memories as written: a fact that absorbed earlier ones carries the merged
+    text and vector, and its own to restore on unmerge."""
+    out: list[Written] = []
+    for p, (i, memory, memory_id, resolution) in enumerate(
+        zip(fresh, memories, ids, resolutions, strict=True)
+    ):
+        fold = folded.get(p)
+        own = encode_embedding(matrix[p])
+        if fold is None:
+            out.append(Written(memory, memory_id, prepared.hashes[i], resolution, own))
+            continue
+        merged = replace(memory, text=fold.text)
+        embedding = encode_embedding(fold.vector)
+        written = Written(merged, memory_id, prepared.hashes[i], resolution, embedding)
+        out.append(replace(written, own_text=memory.text, own_embedding=own))
+    return out
+
+
+def _forgot(held: UserFacts, gone: Sequence[str]) -> None:
+    for memory_id in gone:
+        held.forgot(memory_id)
+
+
+def _vector(own: Vector, fold: Folded | None) -> Vector:
+    return own if fold is None else fold.vector
 
 
 def _wrote(held: UserFacts, rows: BatchRows, merges: Sequence[tuple[str, str]]) -> None:

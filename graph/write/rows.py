@@ -44,6 +44,11 @@ class MemoryRow:
     embedding_model: str
     topic_candidates: list[str] | None
     repeat_of: str | None
+    redactions: list[str] | None = None  # the types the storage policy redacted from the text
+    # a stated fact that absorbed others (graph/write/merge.py): its own text and embedding,
+    # restored by unmerge; `text` and `embedding` are the merged ones
+    own_text: str | None = None
+    own_embedding: str | None = None
 
 
 @dataclass(frozen=True)
@@ -149,6 +154,8 @@ class Written:
     content_hash: str
     resolution: Resolution
     embedding: str
+    own_text: str | None = None  # a fact that absorbed others: its own text and embedding
+    own_embedding: str | None = None
 
 
 @dataclass
@@ -232,6 +239,9 @@ def _memory_row(
         embedding_model=model_id,
         topic_candidates=w.resolution.candidates or None,
         repeat_of=repeat_of,
+        redactions=list(memory.redactions) or None,
+        own_text=w.own_text,
+        own_embedding=w.own_embedding,
     )
 
 

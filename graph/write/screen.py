@@ -1,0 +1,73 @@
+"""The first stage of the write path after validation: personal data and secrets are redacted
+or refused (graph/write/policy.py) before anything is written anywhere — graph, FAISS, BM25,
+episodes (built from stored texts), the engine's write log, logs and metrics all see the
+redacted text only.
+
+A whole batch is screened before its first write, so a refused item rejects the batch and
+nothing of it is written. The error names the field and the type, never the value.
+The detector (Presidio, extraction/pii.py) is loaded on first need: a policy that keeps
+everything never loads it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import replace
+from typing import Protocol
+
+from extraction.pii import Finding
+from graph.errors import InvalidInput
+from graph.validation import NewMemory
+from graph.write.policy import REDACT, REFUSE, PiiPolicy
+
+
+class Detector(Protocol):
+    def find(self, text: str, types: Collection[str]) -> list[Finding]:
+        """The spans of `types` in `text`, without overlaps."""
+        ...
+
+    def redact(self, text: str, findings: Sequence[Finding]) -> str:
+        """`text` with each finding replaced by `[TYPE]`."""
+        ...
+
+
+class Screen:
+    """The service's policy and the detector it needs."""
+
+    def __init__(self, policy: PiiPolicy, detector: Callable[[], Detector]) -> None:
+        self.policy = policy
+        self._load = detector
+        self._detector: Detector | None = None
+        self._loading = threading.Lock()
+
+    def detector(self) -> Detector:
+        with self._loading:
+            if self._detector is None:
+                self._detector = self._load()
+            return self._detector
+
+    def batch(self, memories: Sequence[NewMemory]) -> list[NewMemory]:
+        """Each memory as it may be stored: redacted, with the types it lost in `redactions`;
+        InvalidInput for a bad `piiPolicy` or a type the policy refuses."""
+        many = len(memories) > 1
+        return [self.one(m, prefix=f"inputs[{i}]." if many else "") for i, m in enumerate(memories)]
+
+    def one(self, memory: NewMemory, prefix: str = "") -> NewMemory:
+        policy = self.policy.overridden(memory.pii_policy, f"{prefix}piiPolicy")
+        if not policy.watched:
+            return memory
+        findings = self.detector().find(memory.text, policy.watched)
+        refused = [f.type for f in findings if policy.action(f.type) == REFUSE]
+        if refused:
+            raise InvalidInput(
+                f"{prefix}text",
+                f"holds personal data of type {', '.join(dict.fromkeys(refused))}, which the "
+                "storage policy refuses; nothing was stored",
+            )
+        redacted = [f for f in findings if policy.action(f.type) == REDACT]
+        if not redacted:
+            return memory
+        text = self.detector().redact(memory.text, redacted)
+        types = tuple(dict.fromkeys(f.type for f in redacted))  # in order of appearance
+        return replace(memory, text=text, redactions=types)

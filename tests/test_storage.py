@@ -1,0 +1,203 @@
+"""The storage policy end to end (graph/write/policy.py, graph/write/screen.py, extraction/pii.py):
+secrets and payment ids never reach the disk, refusals write nothing, and `stored` says how each
+item was stored — on the real engine, models and Presidio."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from extraction.embedder import Embedder
+from extraction.extractor import Extractor
+from extraction.pii import load_detector
+from graph.errors import InvalidInput
+from graph.write.policy import GOVERNMENT, KEEP, PAYMENT, REDACT, REFUSE, PiiPolicy, parse_policy
+from tests.conftest import Api, close_api, open_api
+
+USER = "storage-user"
+CARD = "4539 1488 0343 6467"  # passes the Luhn check
+CARD_DIGITS = CARD.replace(" ", "")
+PASSWORD = "Tr0ub4dor&3x"
+TURN = f"My new card is {CARD} and my bank password is {PASSWORD}, don't forget."
+
+REMEMBER = """
+mutation($input: MemoryInput!) {
+  remember(input: $input) { id text redactions stored earlierId }
+}"""
+REMEMBER_MANY = """
+mutation($inputs: [MemoryInput!]!) {
+  rememberMany(inputs: $inputs) { id text redactions stored earlierId }
+}"""
+END_SESSION = """
+mutation($userId: ID!, $sessionId: ID!) {
+  endSession(userId: $userId, sessionId: $sessionId) { episode { id text } }
+}"""
+
+
+# -- the policy (pure) ---------------------------------------------------------------------------
+
+
+def test_default_policy_redacts_payment_government_and_secrets_and_keeps_the_rest() -> None:
+    policy = PiiPolicy()
+    assert {policy.action(t) for t in PAYMENT + GOVERNMENT} == {REDACT}
+    assert policy.action("PASSWORD") == policy.action("API_KEY") == REDACT
+    for kept in ("PERSON", "LOCATION", "DATE_TIME", "EMAIL_ADDRESS", "PHONE_NUMBER"):
+        assert policy.action(kept) == KEEP
+
+
+def test_policy_changes_apply_in_order_and_off_keeps_everything() -> None:
+    policy = parse_policy("secrets=refuse, EMAIL_ADDRESS=redact, credit_card=keep")
+    assert policy.action("PASSWORD") == REFUSE
+    assert policy.action("EMAIL_ADDRESS") == REDACT
+    assert policy.action("CREDIT_CARD") == KEEP
+    assert not parse_policy("off").watched
+    assert parse_policy("off,PASSWORD=redact").watched == {"PASSWORD"}
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [("CREDIT_CARD", "write TYPE=action"), ("SHOE_SIZE=redact", "names 'SHOE_SIZE'")],
+)
+def test_a_bad_policy_names_the_field_and_what_is_allowed(spec: str, message: str) -> None:
+    with pytest.raises(InvalidInput, match=message) as caught:
+        parse_policy(spec, "piiPolicy")
+    assert caught.value.field == "piiPolicy"
+
+
+# -- the detector (real Presidio on the shipped spaCy model) ----------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        (TURN, "My new card is [CREDIT_CARD] and my bank password is [PASSWORD], don't forget."),
+        ("IBAN: DE89 3704 0044 0532 0130 00 please", "IBAN: [IBAN_CODE] please"),
+        ("my api key is sk-proj-a8F3kd93JdkwQ0pLmZx7Yt2", "my api key is [API_KEY]"),
+        ("my password is too long", "my password is too long"),
+        ("Caroline moved to Boston on 12 May 2023.", "Caroline moved to Boston on 12 May 2023."),
+    ],
+)
+def test_detector_redacts_secrets_and_payment_ids_and_keeps_names(text: str, redacted: str) -> None:
+    detector = load_detector()
+    findings = detector.find(text, PiiPolicy().watched)
+    assert detector.redact(text, findings) == redacted
+
+
+# -- end to end ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("storage")
+
+
+@pytest.fixture(scope="module")
+def api(data_dir: Path, extractor: Extractor, embedder: Embedder) -> Any:
+    client_api, _ = open_api(data_dir, extractor, embedder)
+    yield client_api
+    close_api(client_api)
+
+
+def _ingest_and_close(here: Path, extractor: Extractor, embedder: Embedder, policy: str) -> str:
+    """Remembers TURN in a session, ends the session (its episode), shuts down cleanly; returns
+    the stored text."""
+    api, _ = open_api(here, extractor, embedder, pii_policy=policy)
+    try:
+        turn = {"userId": USER, "text": TURN, "speaker": "Alice", "sessionId": "s-pii"}
+        stored = api.ok(REMEMBER, input=turn)["remember"]
+        api.ok(END_SESSION, userId=USER, sessionId="s-pii")
+        api.runtime.service.caches.flush(force=True)
+    finally:
+        close_api(api)
+    return str(stored["text"])
+
+
+def _traces(here: Path) -> list[str]:
+    files = [p for p in here.rglob("*") if p.is_file()]
+    assert any("appendonly" in str(p) or p.suffix == ".aof" for p in files), files
+    return [
+        f"{secret} in {path.relative_to(here)}"
+        for path in files
+        for secret in (CARD, CARD_DIGITS, PASSWORD)
+        if secret.encode() in path.read_bytes()
+    ]
+
+
+def test_a_card_and_a_password_never_reach_the_disk(
+    data_dir: Path, extractor: Extractor, embedder: Embedder
+) -> None:
+    """Every file under the data directory — graph snapshot and write log, FAISS, BM25, episodes
+    — after the turn, its session's episode and a clean shutdown: no trace of either. With the
+    policy off, the same search finds them (so the search can see them)."""
+    text = _ingest_and_close(data_dir / "on", extractor, embedder, "")
+    assert text == "My new card is [CREDIT_CARD] and my bank password is [PASSWORD], don't forget."
+    assert _traces(data_dir / "on") == []
+    assert _ingest_and_close(data_dir / "off", extractor, embedder, "off") == TURN
+    assert any(PASSWORD in t for t in _traces(data_dir / "off"))
+
+
+def test_stored_answers_new_repeat_and_redacted_with_the_earlier_id(api: Api) -> None:
+    first = api.ok(REMEMBER, input={"userId": USER, "text": "I keep bees on my roof."})["remember"]
+    assert (first["stored"], first["earlierId"], first["redactions"]) == ("NEW", None, [])
+    again = api.ok(REMEMBER, input={"userId": USER, "text": "i keep bees on my roof."})["remember"]
+    assert (again["stored"], again["earlierId"], again["id"]) == (
+        "REPEAT",
+        first["id"],
+        first["id"],
+    )
+    batch = api.ok(
+        REMEMBER_MANY,
+        inputs=[
+            {"userId": USER, "text": "My SSN is 536-22-8726 if the form asks."},
+            {"userId": USER, "text": "I keep bees on my roof."},
+        ],
+    )["rememberMany"]
+    assert [m["stored"] for m in batch] == ["REDACTED", "REPEAT"]
+    assert batch[0]["redactions"] == ["US_SSN"]
+    assert batch[0]["text"] == "My SSN is [US_SSN] if the form asks."
+
+
+def test_a_memory_may_change_the_policy_for_itself(api: Api) -> None:
+    text = "Write to me at ana.lopes@example.org, card 4539 1488 0343 6467."
+    kept = api.ok(REMEMBER, input={"userId": USER, "text": text, "piiPolicy": "off"})["remember"]
+    assert (kept["text"], kept["stored"]) == (text, "NEW")
+    mail = api.ok(
+        REMEMBER,
+        input={"userId": USER, "text": "Mail ana.lopes@example.org", "piiPolicy": "contact=redact"},
+    )["remember"]
+    assert mail["text"] == "Mail [EMAIL_ADDRESS]"
+
+
+def test_refuse_is_bad_user_input_naming_field_and_type_and_writes_nothing(api: Api) -> None:
+    store = api.runtime.store
+    before = store.count_memories(USER)
+    body = api.raw(
+        REMEMBER_MANY,
+        inputs=[
+            {"userId": USER, "text": "A harmless turn about gardening."},
+            {"userId": USER, "text": TURN, "piiPolicy": "CREDIT_CARD=refuse"},
+        ],
+    )
+    error = body["errors"][0]
+    assert error["extensions"]["code"] == "BAD_USER_INPUT"
+    assert error["message"].startswith("inputs[1].text: holds personal data of type CREDIT_CARD")
+    assert CARD not in error["message"]
+    assert store.count_memories(USER) == before
+    bad = api.raw(REMEMBER, input={"userId": USER, "text": "hi", "piiPolicy": "CARD=maybe"})
+    assert bad["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+    assert bad["errors"][0]["message"].startswith("piiPolicy:")
+
+
+def test_stored_never_points_at_another_users_memory(api: Api) -> None:
+    """`earlierId` is new surface: the same text from another user is NEW for that user, and the
+    earlier memory of a REPEAT is always the caller's own."""
+    text = "We adopted a grey cat called Pixel."
+    mine = api.ok(REMEMBER, input={"userId": USER, "text": text})["remember"]
+    theirs = api.ok(REMEMBER, input={"userId": "storage-other", "text": text})["remember"]
+    assert theirs["stored"] == "NEW" and theirs["earlierId"] is None
+    assert theirs["id"] != mine["id"]
+    again = api.ok(REMEMBER, input={"userId": "storage-other", "text": text})["remember"]
+    assert again["earlierId"] == theirs["id"]
