@@ -271,7 +271,8 @@ def _stated(rel: str, obj: Token, key: str | None) -> bool:
     """Whether the clause states a fact of this type about this object: the object is of a kind
     the relation accepts (extraction/kinds.py), it is no idiom with its verb, and a liking is no
     thanks formula."""
-    if idiom(obj) or not in_range(rel, kind_of(obj, key)):
+    kind = kind_of(obj, key)
+    if idiom(obj, kind) or not in_range(rel, kind):
         return False
     if any(c.dep_ == "det" and c.lower_ == "no" for c in obj.children):
         return False  # "I'm no writer", "we have no pets"

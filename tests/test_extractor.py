@@ -297,3 +297,37 @@ def test_an_unfamiliar_name_takes_the_type_its_verb_implies(
 def test_a_person_worked_for_stays_a_person(extractor: Extractor) -> None:
     result = extractor.extract("I worked for Sarah Connor for two years.", "Dana")
     assert "org:sarah_connor" not in {m.key for m in result.mentions}
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I'm planning to take the plunge next year.",  # PLANS plunge, before
+        "I made a scene at the party.",  # MADE scene
+        "I want to make my mark in the industry.",  # PLANS mark
+        "I'm planning to spread my wings.",  # PLANS wing ("spread one's wings")
+        "I made a promise to my son.",  # MADE promise (rated abstract: 2.0)
+    ],
+)
+def test_an_expression_rated_figurative_states_no_fact(extractor: Extractor, sentence: str) -> None:
+    """Verb phrases Muraki et al. list and rate below 3 as a whole, and nouns Brysbaert et al.
+    rate abstract, are no objects of PLANS or MADE (extraction/concreteness.py)."""
+    result = extractor.extract(sentence, "Dana")
+    assert not [r for r in result.relations if r.type in {"PLANS", "MADE"}], result.relations
+
+
+@pytest.mark.parametrize(
+    ("sentence", "fact"),
+    [
+        # listed expressions below 3 whose object a word list names: the course, the club
+        ("I took a course in pottery last year.", ("ATTENDED", "topic:course")),
+        ("I joined the club last month.", ("MEMBER_OF", "topic:club")),
+        # literal expressions are rated concrete: "play the guitar" 4.5
+        ("I played the guitar all night.", ("PLAYS", "topic:guitar")),
+    ],
+)
+def test_a_literal_phrase_keeps_its_fact(
+    extractor: Extractor, sentence: str, fact: tuple[str, str]
+) -> None:
+    result = extractor.extract(sentence, "Dana")
+    assert fact in {(r.type, r.dst) for r in result.relations}, result.relations
