@@ -54,6 +54,7 @@ from extraction.lexicon import (
     VALUE_ADJECTIVES,
     VOLUNTEER_VERBS,
     WATCH_VERBS,
+    WORK_NOUNS,
     WORK_VERBS,
 )
 from extraction.mentions import DocState
@@ -236,7 +237,8 @@ def _relate(
 
 
 # what the verb's range says an unfamiliar name is: "I work at Zentrix Labs" (the small model: a
-# person, or nothing) is an organisation, "we moved to Kelmoor" a place
+# person, or nothing) is an organisation, "we moved to Kelmoor" a place, "I'm reading Dune" (a
+# person, says the tagger) and "we played Overwatch" (an org) titles
 IMPLIED_TYPES = {
     "WORKS_AT": "org",
     "VOLUNTEERS_AT": "org",
@@ -245,10 +247,15 @@ IMPLIED_TYPES = {
     "LIVES_IN": "place",
     "FROM": "place",
     "VISITED": "place",
+    "READ": "work",
+    "WATCHED": "work",
+    "PLAYS": "work",
 }
 # a name the tagger took for a person is retyped only after these prepositions: "works for Sam"
 # and "visited Sam" may well be about a person
 _PLACE_PREPOSITIONS = {"at", "in", "to", "from", "into"}
+# nobody reads or plays a person; one may watch one ("watched Sam"), so a person stays there
+_TITLE_OF_PERSON = {"READ", "PLAYS"}
 
 
 def _implied_type(state: DocState, rel: str, obj: Token) -> None:
@@ -258,6 +265,12 @@ def _implied_type(state: DocState, rel: str, obj: Token) -> None:
         return
     key = state.key_of(obj)
     current = (key or "topic:").split(":", 1)[0]
+    if implied == "work":  # the tagger types titles as anything: a title's verb says more
+        if current in {"topic", "org", "place"} or (
+            current == "person" and rel in _TITLE_OF_PERSON
+        ):
+            state.retype(obj, implied, typed=True)
+        return
     if current == implied or current not in {"topic", "person"}:  # the tagger's org or place stays
         return
     if current == "person":
@@ -294,6 +307,8 @@ def _verb(state: DocState, verb: Token) -> None:
         return
     if _valued(state, verb) or _encouraging(state, verb):
         return
+    if lemma == "be" and not _negated(verb):
+        _favorite(state, verb)  # its owner is the favourite's, whoever the subject is
     subjects = _subjects(state, verb)
     if not subjects:
         return
@@ -614,7 +629,6 @@ def _copula(state: DocState, subjects: list[str], verb: Token) -> None:
             _relate(state, subjects, "VOLUNTEERS_AT", _pobjs(attr, {"at", "for", "with", "in"}))
         elif _is_occupation(attr):
             _relate(state, subjects, "WORKS_AS", [attr])
-    _favorite(state, verb)
     _relate(state, subjects, "FROM", _pobjs(verb, {"from"}))
     _relate(state, subjects, "LIKES", _pobjs(verb, {"into"}))
     for obj in _pobjs(verb, {"on", "in"}):
@@ -636,12 +650,15 @@ def _copula(state: DocState, subjects: list[str], verb: Token) -> None:
 
 def _favorite(state: DocState, verb: Token) -> None:
     """ "My favorite book is Dune" / "Dune is my favorite book": the owner LIKES Dune (book)."""
-    nouns = [c for c in verb.children if c.dep_ in {"nsubj", "attr"}]
+    nouns = [c for c in verb.children if c.dep_ in {"nsubj", "attr", "acomp"}]
     for noun in nouns:
         if not any(c.lower_ in {"favorite", "favourite", "fave"} for c in noun.children):
             continue
         owner = next((state.key_of(c) for c in noun.children if c.dep_ == "poss"), None)
-        others = [n for n in nouns if n is not noun]
+        others = _with_conjuncts(n for n in nouns if n is not noun)
+        if _head_lemma(noun) in WORK_NOUNS:  # "my favourite book is Dune": a title
+            for name in (o for o in others if o.pos_ == "PROPN"):
+                state.retype(name, "work", typed=True)
         if owner:
             role = _head_lemma(noun) if noun.lower_ not in {"favorite", "favourite"} else None
-            _relate(state, [owner], "LIKES", _with_conjuncts(others), role)
+            _relate(state, [owner], "LIKES", others, role)

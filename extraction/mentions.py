@@ -30,6 +30,7 @@ from extraction.lexicon import (
     PRONOUN_GENDER,
     ROLES,
     SECOND_PERSON,
+    WORK_NOUNS,
 )
 from extraction.model import REF_PREFIX, Mention, Reference, Relation
 
@@ -108,6 +109,7 @@ class DocState:
         tentative: bool = False,
         candidate: bool = False,
         addressed: bool = False,
+        typed: bool = False,
     ) -> str | None:
         key = make_key(entity_type, text)
         if key is None:
@@ -121,8 +123,13 @@ class DocState:
                 tentative=tentative,
                 candidate=candidate,
                 addressed=addressed,
+                typed=typed,
             )
-        elif (known.tentative and not tentative) or (known.candidate and not candidate):
+        elif (
+            (known.tentative and not tentative)
+            or (known.candidate and not candidate)
+            or (typed and not known.typed)
+        ):
             self.mentions[key] = Mention(
                 key,
                 known.type,
@@ -131,6 +138,7 @@ class DocState:
                 tentative=known.tentative and tentative,
                 candidate=known.candidate and candidate,
                 addressed=known.addressed and addressed,
+                typed=known.typed or typed,
             )
         for token in tokens:
             self.token_key.setdefault(token.i, key)
@@ -163,18 +171,44 @@ class DocState:
             entity_type = NER_TYPES.get(ent.label_)
             if entity_type is None:
                 continue
-            span = names.clean(ent) if entity_type != "topic" else ent
-            if span is None or (entity_type != "topic" and names.too_common(span, ent.label_)):
-                continue
-            words = span.text.split()
-            if entity_type in {"org", "topic"} and words and words[0].lower() == "project":
-                entity_type = "project"
-            tentative = entity_type != "topic" and names.is_tentative(span, self.doc)
-            called = entity_type == "person" and names.addressed(span, ent)
-            self.add(entity_type, span.text, span, tentative=tentative, addressed=called)
+            cleaned = names.clean(ent) if entity_type != "topic" else ent
+            for span in names.split(cleaned) if cleaned is not None else ():
+                self._entity(entity_type, span, ent)
         for token in self.doc:
             self._project(token)
             self._unlabelled_person(token)
+            self._titled(token)
+
+    def _entity(self, entity_type: str, span: Span, ent: Span) -> None:
+        """One cleaned name span of the tagger's entity `ent`, under the tagger's type."""
+        if entity_type != "topic" and names.too_common(span, ent.label_):
+            return
+        words = span.text.split()
+        if entity_type in {"org", "topic"} and words and words[0].lower() == "project":
+            entity_type = "project"
+        tentative = entity_type != "topic" and names.is_tentative(span, self.doc)
+        called = entity_type == "person" and names.addressed(span, ent)
+        self.add(entity_type, span.text, span, tentative=tentative, addressed=called)
+
+    def _titled(self, token: Token) -> None:
+        """ "the game Stardew Valley", "the book 'Dune'", "a film called Coco": a name beside a
+        noun for a kind of creative work is a title, whatever the tagger guessed."""
+        if token.pos_ != "NOUN" or token.lemma_.lower() not in WORK_NOUNS:
+            return
+        named = [
+            c
+            for c in token.children
+            if c.dep_ == "appos" and (c.pos_ == "PROPN" or c.i in self.token_key)
+        ]
+        if token.dep_ == "compound" and token.head.pos_ == "PROPN":
+            named.append(token.head)
+        for acl in (c for c in token.children if c.dep_ == "acl"):
+            if acl.lemma_.lower() in {"call", "name", "title"}:
+                named += [c for c in acl.children if c.dep_ in {"oprd", "attr", "dobj"}]
+        if named:
+            key = self.retype(named[0], "work", typed=True)
+            if key is not None and key.startswith("work:"):
+                self.token_key[token.i] = key  # "watched a movie called Coco": Coco
 
     def _project(self, token: Token) -> None:
         """ "the Orion project": proper-noun compounds of the noun "project" name a project."""
@@ -291,12 +325,13 @@ class DocState:
             self.gender[key] = gender
         return key
 
-    def retype(self, token: Token, entity_type: str) -> str | None:
-        """The name `token` stands for, under another type (the verb's range said so): the old
-        mention goes unless it is the speaker or typed by a role noun."""
+    def retype(self, token: Token, entity_type: str, typed: bool = False) -> str | None:
+        """The name `token` stands for, under another type (the verb's range or a kind noun
+        said so; `typed`: strong enough to correct earlier mentions): the old mention goes
+        unless it is the speaker or typed by a role noun."""
         old = self.token_key.get(token.i)
         mention = self.mentions.get(old) if old else None
-        if mention is not None and (mention.as_speaker or old in self.gender):
+        if mention is not None and (mention.as_speaker or old in self.gender or mention.typed):
             return old
         span = self._chunks.get(token.i)
         tokens = [t for t in span if t.pos_ == "PROPN"] if span is not None else [token]
@@ -304,12 +339,23 @@ class DocState:
         if old is not None:
             self.mentions.pop(old, None)
             self.people = [p for p in self.people if p[1] != old]
-        key = self.add(entity_type, label, tokens or [token])
+        key = self.add(entity_type, label, tokens or [token], typed=typed)
         if old is not None and key is not None:
             for i, other in list(self.token_key.items()):
                 if other == old:
                     self.token_key[i] = key
+            self._rekey_relations(old, key)
         return key
+
+    def _rekey_relations(self, old: str, key: str) -> None:
+        """Relations found before a retype ("I love playing Minecraft": the liking is read
+        before the playing types the title) follow the name to its new key."""
+        for found, rel in list(self.relations.items()):
+            if old in (rel.src, rel.dst):
+                del self.relations[found]
+                src = key if rel.src == old else rel.src
+                dst = key if rel.dst == old else rel.dst
+                self.relate(src, rel.type, dst, rel.role)
 
     def _as_person(self, token: Token) -> str | None:
         """A name beside a role noun ("my sister Liz", "Liz, my sister") is a person, whatever
@@ -429,6 +475,11 @@ def topic_label(
     the head lemmatised ("my two amazing boot camps" → "boot camp"); None when too vague."""
     tokens = list(chunk) if chunk is not None and head in chunk else [head]
     head = chunk.root if chunk is not None and head in chunk else head
+    # a chunk the parser ran across a dash or a colon ("Feynman Technique - 20 minutes") is
+    # two phrases: the head's is the one after the last such mark
+    marks = [t.i for t in tokens if t.i < head.i and _detached_mark(t)]
+    if marks:
+        tokens = [t for t in tokens if t.i > marks[-1]]
     kept = [
         t
         for t in tokens
@@ -452,3 +503,12 @@ def topic_label(
     if len(kept) == 1 and names.zipf(lemma.lower()) >= common_zipf:
         return None
     return label
+
+
+def _detached_mark(token: Token) -> bool:
+    """Punctuation that stands apart from the words around it (" - ", ": "), not a hyphen
+    inside a word ("self-care")."""
+    if not token.is_punct or token.is_quote or token.text in {"'", "’", "&"}:
+        return False
+    before = token.doc[token.i - 1] if token.i > 0 else None
+    return bool(token.whitespace_) or (before is not None and bool(before.whitespace_))

@@ -21,6 +21,7 @@ ENTITY_LABELS: dict[str, str] = {
     "event": "Event",
     "topic": "Topic",
     "pet": "Pet",
+    "work": "Work",  # a title: a book, film, show, song, game
 }
 
 # relation type -> (what it means, an example said by "Alice", the (subject, object) it yields;

@@ -300,6 +300,58 @@ def test_a_person_worked_for_stays_a_person(extractor: Extractor) -> None:
 
 
 @pytest.mark.parametrize(
+    ("sentence", "fact"),
+    [
+        # a kind noun beside the name: apposition, compound, "called"
+        ("I love the game Stardew Valley.", ("LIKES", "work:stardew_valley")),
+        ("We just watched a movie called Coco.", ("WATCHED", "work:coco")),
+        ("My favourite book is Dune.", ("LIKES", "work:dune")),
+        # the verb that took it: nobody reads or plays a person, an org or a place
+        ("I'm reading Dune right now.", ("READ", "work:dune")),
+        (
+            "I've been playing Counter-Strike: Global Offensive a lot.",
+            ("PLAYS", "work:counter_strike_global_offensive"),
+        ),
+    ],
+)
+def test_a_title_is_a_work(extractor: Extractor, sentence: str, fact: tuple[str, str]) -> None:
+    """Game, book, film and song titles are works, whatever the tagger guessed (a person, a
+    place, an org, nothing), and the mention says its type came from evidence."""
+    result = extractor.extract(sentence, "Dana")
+    assert fact in {(r.type, r.dst) for r in result.relations}, result.relations
+    work = {m.key: m for m in result.mentions}[fact[1]]
+    assert (work.type, work.typed) == ("work", True)
+
+
+def test_coordinated_names_are_two_entities(extractor: Extractor) -> None:
+    result = extractor.extract("I've been playing Overwatch and Valorant with my friends.", "Dana")
+    plays = {r.dst for r in result.relations if r.type == "PLAYS"}
+    assert plays == {"work:overwatch", "work:valorant"}
+    assert not [m for m in result.mentions if "overwatch_and" in m.key]
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("Alright Tom, see you soon!", "Tom"),
+        ("I just moved to Lisbon- it's amazing.", "Lisbon"),
+    ],
+)
+def test_greetings_and_punctuation_never_fuse_into_a_name(
+    extractor: Extractor, text: str, label: str
+) -> None:
+    result = extractor.extract(text, "Dana")
+    named = [m.label for m in result.mentions if not m.as_speaker and m.type != "topic"]
+    assert named == [label]
+
+
+def test_a_chunk_run_across_a_dash_is_no_topic(extractor: Extractor) -> None:
+    """ "the Feynman Technique - 20 minutes": two phrases, not one topic fused from both."""
+    result = extractor.extract("I used the Feynman Technique - 20 minutes a day.", "Dana")
+    assert not [m for m in result.mentions if "technique_minute" in m.key], result.mentions
+
+
+@pytest.mark.parametrize(
     "sentence",
     [
         "I'm planning to take the plunge next year.",  # PLANS plunge, before
