@@ -21,7 +21,7 @@ from collections.abc import Iterable
 
 from spacy.tokens import Token
 
-from extraction.kinds import idiom, in_range, kind_of, thanks
+from extraction.kinds import ORG, SCHOOL, idiom, in_range, kind_of, thanks
 from extraction.lexicon import (
     ATTEND_VERBS,
     DISLIKE_VERBS,
@@ -364,7 +364,7 @@ def _going_or_working(state: DocState, subjects: list[str], verb: Token, lemma: 
         jobs = [c for c in verb.children if c.dep_ in {"attr", "oprd"}] + _pobjs(verb, {"as", "to"})
         _relate(state, subjects, "WORKS_AS", [j for j in jobs if j.pos_ == "NOUN"])
     elif lemma in STUDY_VERBS:
-        _relate(state, subjects, "STUDIES", _dobjs(verb) + _pobjs(verb, {"in", "at", "about"}))
+        _studying(state, subjects, verb)
     elif lemma == "take" and particle == "up":
         _relate(state, subjects, "PRACTICES", _dobjs(verb) + _gerunds(verb))
     elif lemma == "take":
@@ -589,6 +589,21 @@ def _working(state: DocState, subjects: list[str], verb: Token) -> None:
     for obj in _pobjs(verb, {"in"}):
         key = state.key_of(obj) or ""
         _relate(state, subjects, "WORKS_AT" if key else "WORKS_AS", [obj])
+
+
+def _studying(state: DocState, subjects: list[str], verb: Token) -> None:
+    """ "I study psychology" → STUDIES; "I study at Kelmore University", "studied in college"
+    → ATTENDED the school (an unfamiliar name after "at" is an organisation: the verb says so)."""
+    studied = _dobjs(verb) + _pobjs(verb, {"about"})
+    for obj in _pobjs(verb, {"in", "at"}):
+        current = (state.key_of(obj) or "topic:").split(":", 1)[0]
+        if obj.pos_ == "PROPN" and obj.head.lower_ == "at" and current in {"topic", "person"}:
+            state.retype(obj, "org")
+        if kind_of(obj, state.key_of(obj)) in {ORG, SCHOOL}:
+            _relate(state, subjects, "ATTENDED", [obj])
+        else:
+            studied.append(obj)
+    _relate(state, subjects, "STUDIES", studied)
 
 
 def _supporting(state: DocState, subjects: list[str], verb: Token) -> None:

@@ -283,6 +283,9 @@ def test_a_question_about_what_the_listener_said(
     [
         ("I work at Zentrix Labs now.", ("WORKS_AT", "org:zentrix_labs")),
         ("We moved to Kelmoor last spring.", ("MOVED_TO", "place:kelmoor")),
+        # studying at a school is attending it, and an unfamiliar name there is the school
+        ("I study at Mirelle every evening.", ("ATTENDED", "org:mirelle")),
+        ("She studies at the university.", ("ATTENDED", "topic:university")),
     ],
 )
 def test_an_unfamiliar_name_takes_the_type_its_verb_implies(
