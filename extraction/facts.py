@@ -437,6 +437,10 @@ def _valued(state: DocState, verb: Token) -> bool:
     is_dear = lemma == "be" and any(
         to_me or _says(_pobjs(a, {"to", "for"}), FIRST_PERSON) for a in dear
     )
+    # "creating art matters to me": the art, not the gerund cut from it
+    things = [
+        d for thing in things for d in (_dobjs(thing) if thing.tag_ == "VBG" else []) or [thing]
+    ]
     if matters or is_dear:
         role = "values"
     elif lemma == "help" and _says(

@@ -422,10 +422,14 @@ class DocState:
         return self.topic(token)
 
     def activity(self, token: Token) -> str | None:
-        """A gerund as an activity: "surfing", "working out"."""
+        """A gerund as an activity: "surfing", "working out"; none when the gerund is cut from
+        what completes it ("watching the birds", "escaping into a story", "watching my dogs
+        play"): alone it would misname the activity."""
         words = [token.lower_] + [c.lower_ for c in token.children if c.dep_ == "prt"]
         if token.lemma_.lower() in LIGHT_VERBS:
             return None  # "planning to help", "enjoy doing": no activity named
+        if any(_completes(c) for c in token.children):
+            return None
         return self.add("topic", " ".join(words), [token])
 
     def pet(self, token: Token) -> str | None:
@@ -512,3 +516,23 @@ def _detached_mark(token: Token) -> bool:
         return False
     before = token.doc[token.i - 1] if token.i > 0 else None
     return bool(token.whitespace_) or (before is not None and bool(before.whitespace_))
+
+
+# prepositions that complete a verb ("escape into", "learn about", "care for") rather than say
+# where or when it happens ("hiking in the mountains", "running at dawn")
+COMPLEMENT_PREPOSITIONS = {"into", "about", "of", "for", "with", "to", "on", "onto"}
+
+
+def _completes(child: Token) -> bool:
+    """Whether a verb's child completes it: an object, a clause, a complement preposition."""
+    if child.dep_ in {"dobj", "obj", "ccomp", "xcomp", "dative", "attr"}:
+        return True
+    if child.dep_ != "prep" or child.lower_ not in COMPLEMENT_PREPOSITIONS:
+        return False
+    # "hiking with my friends": company, not what completes the hiking
+    company = [
+        o
+        for o in child.children
+        if o.dep_ == "pobj" and (o.pos_ in {"PRON", "PROPN"} or o.lemma_.lower() in ROLES)
+    ]
+    return not (child.lower_ == "with" and company)

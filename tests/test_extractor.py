@@ -386,3 +386,25 @@ def test_a_literal_phrase_keeps_its_fact(
 ) -> None:
     result = extractor.extract(sentence, "Dana")
     assert fact in {(r.type, r.dst) for r in result.relations}, result.relations
+
+
+@pytest.mark.parametrize(
+    ("sentence", "liked"),
+    [
+        ("I love escaping into a good story.", set()),  # "escaping" alone misnames it
+        ("I enjoy watching my dogs play.", set()),
+        ("Creating art has always mattered to me.", {"topic:art"}),  # the art, not "creating"
+        ("I love hiking in the mountains.", {"topic:hiking"}),  # where: the hiking stands
+        ("I love traveling.", {"topic:traveling"}),
+    ],
+)
+def test_a_gerund_cut_from_what_completes_it_is_no_object(
+    extractor: Extractor, sentence: str, liked: set[str]
+) -> None:
+    result = extractor.extract(sentence, "Dana")
+    assert {r.dst for r in result.relations if r.type == "LIKES"} == liked
+
+
+def test_a_gerund_with_company_is_still_the_activity(extractor: Extractor) -> None:
+    result = extractor.extract("I went hiking with my friends.", "Dana")
+    assert ("PRACTICES", "topic:hiking") in {(r.type, r.dst) for r in result.relations}
