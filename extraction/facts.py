@@ -21,7 +21,18 @@ from collections.abc import Iterable
 
 from spacy.tokens import Token
 
-from extraction.kinds import ORG, SCHOOL, idiom, in_range, kind_of, thanks
+from extraction.kinds import (
+    GAME,
+    ORG,
+    SCHOOL,
+    SCREEN,
+    WORK,
+    WRITTEN,
+    idiom,
+    in_range,
+    kind_of,
+    thanks,
+)
 from extraction.lexicon import (
     ATTEND_VERBS,
     DISLIKE_VERBS,
@@ -506,10 +517,17 @@ def _doing(state: DocState, subjects: list[str], verb: Token, lemma: str) -> Non
         objects = _dobjs(verb) if lemma != "pick" or _particle(verb) == "up" else []
         _relate(state, subjects, "PRACTICES", objects)
     elif lemma in MADE_VERBS:
-        made = [d for d in _dobjs(verb) if d.tag_ != "VBG"]
+        made = [d for d in _dobjs(verb) if d.tag_ != "VBG" and not _finished_title(state, lemma, d)]
         _relate(state, subjects, "MADE", made)
     elif lemma in OWN_VERBS:
         _owning(state, subjects, verb, lemma)
+
+
+def _finished_title(state: DocState, lemma: str, obj: Token) -> bool:
+    """ "Just finished 'A Dance with Dragons'": a title or a book, film or game one finishes is
+    more often read, watched or played than made; which of them the clause does not say."""
+    titled = kind_of(obj, state.key_of(obj)) in {WORK, WRITTEN, SCREEN, GAME}
+    return lemma in {"finish", "complete"} and titled
 
 
 def _owning(state: DocState, subjects: list[str], verb: Token, lemma: str) -> None:

@@ -75,6 +75,10 @@ LIGHT_VERBS = {
 }
 
 
+# "her name", "his name", "its name": the name of what was just spoken of
+_PET_OWNERS = {"her", "his", "its", "their"}
+
+
 class DocState:
     """Mentions and relations of one text as they are found; `token_key` maps token indexes to the
     entity each token stands for."""
@@ -205,6 +209,8 @@ class DocState:
         for acl in (c for c in token.children if c.dep_ == "acl"):
             if acl.lemma_.lower() in {"call", "name", "title"}:
                 named += [c for c in acl.children if c.dep_ in {"oprd", "attr", "dobj"}]
+        if token.dep_ == "nsubjpass" and token.head.lemma_.lower() in {"call", "name", "title"}:
+            named += [c for c in token.head.children if c.dep_ in {"oprd", "attr"}]
         if named:
             key = self.retype(named[0], "work", typed=True)
             if key is not None and key.startswith("work:"):
@@ -264,6 +270,39 @@ class DocState:
                 self._own_pet(token)
             elif token.lower_ == "project" and token.i not in self.token_key:
                 self._the_project(token)
+            elif token.lemma_.lower() == "name" and token.pos_ == "NOUN":
+                self._pet_named(token)
+
+    def _pet_named(self, token: Token) -> None:
+        """ "I got a puppy! Her name is Coco": the name given to the pet just mentioned (no
+        person named in between) is the pet's, whatever the tagger guessed."""
+        owners = [c for c in token.children if c.dep_ == "poss" and c.lower_ in _PET_OWNERS]
+        if not owners:
+            return
+        if token.dep_ == "nsubj" and token.head.lemma_ == "be":
+            names = [c for c in token.head.children if c.dep_ == "attr" and c.pos_ == "PROPN"]
+        elif token.dep_ == "poss" and token.head.pos_ == "PROPN":
+            names = [token.head]  # "her name's Coco", parsed as a possessive
+        else:
+            return
+        pets = [
+            t
+            for t in self.doc[: token.i]
+            if t.lemma_.lower() in PET_NOUNS
+            and t.pos_ == "NOUN"
+            and self.token_key.get(t.i, "topic:").startswith("topic:")
+        ]
+        if not names or not pets or any(pets[-1].i < i < token.i for i, _ in self.people):
+            return
+        pet = self.retype(names[0], "pet", typed=True)
+        if pet is not None and pet.startswith("pet:"):
+            before = self.token_key.get(pets[-1].i)
+            if before is not None:
+                self._rekey_relations(before, pet)
+            pronoun = self.token_key.get(owners[0].i)
+            self.token_key[pets[-1].i] = self.token_key[owners[0].i] = pet
+            if pronoun is not None and pronoun not in self.token_key.values():
+                self.mentions.pop(pronoun, None)  # "her" was the pet, not a person
 
     def _the_project(self, token: Token) -> None:
         """ "the project" with no name of its own: the project named before it in this text,

@@ -309,6 +309,10 @@ def test_a_person_worked_for_stays_a_person(extractor: Extractor) -> None:
         ("I love the game Stardew Valley.", ("LIKES", "work:stardew_valley")),
         ("We just watched a movie called Coco.", ("WATCHED", "work:coco")),
         ("My favourite book is Dune.", ("LIKES", "work:dune")),
+        (
+            "The game was called Stellar Drift, and I loved it.",
+            ("RELATED_TO", "work:stellar_drift"),
+        ),
         # the verb that took it: nobody reads or plays a person, an org or a place
         ("I'm reading Dune right now.", ("READ", "work:dune")),
         (
@@ -408,3 +412,29 @@ def test_a_gerund_cut_from_what_completes_it_is_no_object(
 def test_a_gerund_with_company_is_still_the_activity(extractor: Extractor) -> None:
     result = extractor.extract("I went hiking with my friends.", "Dana")
     assert ("PRACTICES", "topic:hiking") in {(r.type, r.dst) for r in result.relations}
+
+
+@pytest.mark.parametrize(
+    ("text", "pet"),
+    [
+        ("Guess what, I got a puppy last week! Her name is Coco.", ("pet:coco", "puppy")),
+        ("We adopted a kitten. His name is Milo.", ("pet:milo", "kitten")),
+        ("I got a puppy two weeks ago! Her name's Coco.", ("pet:coco", "puppy")),
+    ],
+)
+def test_the_name_given_to_a_pet_just_mentioned_is_the_pet(
+    extractor: Extractor, text: str, pet: tuple[str, str]
+) -> None:
+    result = extractor.extract(text, "Dana")
+    assert ("person:dana", "HAS_PET", *pet) in {
+        (r.src, r.type, r.dst, r.role) for r in result.relations
+    }
+    assert not [
+        m for m in result.mentions if m.key.endswith(pet[0].split(":")[1]) and m.type != "pet"
+    ]
+
+
+def test_a_finished_title_is_not_made(extractor: Extractor) -> None:
+    """ "Just finished 'A Dance with Dragons'": read, watched or played — not written."""
+    result = extractor.extract('Just finished "A Dance with Dragons", what a story!', "Dana")
+    assert not [r for r in result.relations if r.type == "MADE"], result.relations
