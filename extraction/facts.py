@@ -117,6 +117,13 @@ def _hypothetical(verb: Token) -> bool:
     return False
 
 
+def _done(verb: Token) -> bool:
+    """ "hosted", "have organized": a verb in the past or the perfect."""
+    return verb.tag_ == "VBD" or (
+        verb.tag_ == "VBN" and any(c.dep_ == "aux" and c.lemma_ == "have" for c in verb.children)
+    )
+
+
 def _planned(verb: Token) -> bool:
     """The action of a plan ("planning to visit Paris"): the plan verb states it as PLANS, so it
     is no VISITED fact of its own."""
@@ -355,7 +362,8 @@ def _going_or_working(state: DocState, subjects: list[str], verb: Token, lemma: 
         places = [d for d in _dobjs(verb) if _is_place(state, d)]
         _relate(state, subjects, "VISITED", places + _pobjs(verb, {"in", "around", "through"}))
     elif lemma in ORGANIZE_VERBS or (lemma == "put" and particle == "together"):
-        _relate(state, subjects, "PLANS", _dobjs(verb), "organize")
+        if not _done(verb):  # "we hosted a get-together": it happened, no plan
+            _relate(state, subjects, "PLANS", _dobjs(verb), "organize")
     elif lemma == "look" and _pobjs(verb, {"into"}):
         _relate(state, subjects, "PLANS", _pobjs(verb, {"into"}), "look into")
     elif lemma in ATTEND_VERBS:
@@ -448,10 +456,6 @@ def _valued(state: DocState, verb: Token) -> bool:
     is_dear = lemma == "be" and any(
         to_me or _says(_pobjs(a, {"to", "for"}), FIRST_PERSON) for a in dear
     )
-    # "creating art matters to me": the art, not the gerund cut from it
-    things = [
-        d for thing in things for d in (_dobjs(thing) if thing.tag_ == "VBG" else []) or [thing]
-    ]
     if matters or is_dear:
         role = "values"
     elif lemma == "help" and _says(

@@ -187,6 +187,8 @@ class DocState:
         """One cleaned name span of the tagger's entity `ent`, under the tagger's type."""
         if entity_type != "topic" and names.too_common(span, ent.label_):
             return
+        if entity_type == "person" and span[0].pos_ == "VERB":
+            return  # "Learning German has been tough": an activity, no one's name
         words = span.text.split()
         if entity_type in {"org", "topic"} and words and words[0].lower() == "project":
             entity_type = "project"
@@ -239,8 +241,8 @@ class DocState:
             return
         beside_role = token.dep_ == "appos" and token.head.lemma_.lower() in ROLES
         subject = token.dep_ in {"nsubj", "nsubjpass"} and token.head.pos_ in {"VERB", "AUX"}
-        if not (beside_role or subject):
-            return
+        if not (beside_role or subject) or any(c.pos_ == "VERB" for c in token.lefts):
+            return  # "Learning German has been tough": a verb's object, no one's name
         left = token.i
         for child in token.lefts:
             if child.dep_ == "compound" and child.pos_ == "PROPN":
