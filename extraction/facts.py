@@ -22,6 +22,8 @@ from collections.abc import Iterable
 from spacy.tokens import Token
 
 from extraction.kinds import (
+    CLASS,
+    EVENT,
     GAME,
     ORG,
     SCHOOL,
@@ -113,6 +115,8 @@ def _hypothetical(verb: Token) -> bool:
                 return True
         if head.dep_ not in INHERITS or head.head is head:
             break
+        if any(c.dep_ in SUBJECT_DEPS for c in head.children):
+            break  # "I made a cake, maybe you would like it": a clause of its own
         head = head.head
     return False
 
@@ -386,12 +390,25 @@ def _going_or_working(state: DocState, subjects: list[str], verb: Token, lemma: 
         _studying(state, subjects, verb)
     elif lemma == "take" and particle == "up":
         _relate(state, subjects, "PRACTICES", _dobjs(verb) + _gerunds(verb))
-    elif lemma == "take":
-        classes = [d for d in _dobjs(verb) if _head_lemma(d) in CLASS_NOUNS]
-        _relate(state, subjects, "ATTENDED", classes)
+    elif lemma in {"take", "bring"}:
+        _taking(state, subjects, verb)
     else:
         return False
     return True
+
+
+def _taking(state: DocState, subjects: list[str], verb: Token) -> None:
+    """ "took a pottery class", "took a road trip" → ATTENDED; "took the kids to the museum" →
+    the taker went there too (VISITED a place, else ATTENDED)."""
+    taken = [d for d in _dobjs(verb) if _kind(state, d) in {CLASS, EVENT}]
+    if _head_lemma(verb) == "take":
+        _relate(state, subjects, "ATTENDED", taken)
+    for obj in _pobjs(verb, {"to"}) if _dobjs(verb) else []:
+        _relate(state, subjects, "VISITED" if _is_place(state, obj) else "ATTENDED", [obj])
+
+
+def _kind(state: DocState, token: Token) -> str:
+    return kind_of(token, state.key_of(token))
 
 
 def _doing_or_relating(state: DocState, subjects: list[str], verb: Token, lemma: str) -> None:
@@ -456,7 +473,7 @@ def _valued(state: DocState, verb: Token) -> bool:
     is_dear = lemma == "be" and any(
         to_me or _says(_pobjs(a, {"to", "for"}), FIRST_PERSON) for a in dear
     )
-    if matters or is_dear:
+    if matters or is_dear or _part_of_life(verb) or _brings_joy(verb):
         role = "values"
     elif lemma == "help" and _says(
         [*_dobjs(verb), *(s for x in verb.children for s in _subject_tokens(x))], FIRST_PERSON
@@ -466,6 +483,27 @@ def _valued(state: DocState, verb: Token) -> bool:
         return False
     _relate(state, [state.speaker_key], "LIKES", things, role)
     return True
+
+
+# what a thing gives the speaker when they value it: "painting brings me so much joy"
+JOYS = {"joy", "happiness", "peace", "comfort", "fulfillment", "fulfilment", "purpose"}
+
+
+def _part_of_life(verb: Token) -> bool:
+    """ "Pottery is a huge part of my life"."""
+    parts = [a for a in verb.children if a.dep_ == "attr" and _head_lemma(a) == "part"]
+    lives = [o for a in parts for o in _pobjs(a, {"of"}) if _head_lemma(o) == "life"]
+    owners = [c for life in lives for c in life.children if c.dep_ == "poss"]
+    return _head_lemma(verb) == "be" and _says(owners, FIRST_PERSON)
+
+
+def _brings_joy(verb: Token) -> bool:
+    """ "Painting brings me so much joy", "gardening gives me peace"."""
+    if _head_lemma(verb) not in {"bring", "give"}:
+        return False
+    me = [c for c in verb.children if c.dep_ in {"dative", "dobj"} and c.lower_ in FIRST_PERSON]
+    joy = [d for d in _dobjs(verb) if _head_lemma(d) in JOYS]
+    return bool(me and joy)
 
 
 def _encouraging(state: DocState, verb: Token) -> bool:
@@ -519,7 +557,11 @@ def _doing(state: DocState, subjects: list[str], verb: Token, lemma: str) -> Non
         lemma == "try" and not _infinitive(verb)
     ):
         objects = _dobjs(verb) if lemma != "pick" or _particle(verb) == "up" else []
-        _relate(state, subjects, "PRACTICES", objects)
+        events = [o for o in objects if lemma == "do" and _kind(state, o) == EVENT]
+        _relate(state, subjects, "ATTENDED", events)  # "did a charity event"
+        _relate(state, subjects, "PRACTICES", [o for o in objects if o not in events])
+    elif lemma == "win":  # "won my first tournament": who won it took part
+        _relate(state, subjects, "ATTENDED", [o for o in _dobjs(verb) if _kind(state, o) == EVENT])
     elif lemma in MADE_VERBS:
         made = [d for d in _dobjs(verb) if d.tag_ != "VBG" and not _finished_title(state, lemma, d)]
         _relate(state, subjects, "MADE", made)

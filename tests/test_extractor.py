@@ -455,3 +455,23 @@ def test_what_was_organised_already_is_no_plan(
 ) -> None:
     result = extractor.extract(sentence, "Dana")
     assert {r.dst for r in result.relations if r.type == "PLANS"} == planned
+
+
+@pytest.mark.parametrize(
+    ("sentence", "fact"),
+    [
+        ("Yesterday I took the kids to the museum.", ("VISITED", "topic:museum")),
+        ("I took a road trip last week.", ("ATTENDED", "topic:road_trip")),
+        ("I won my first chess tournament last week!", ("ATTENDED", "topic:chess_tournament")),
+        ("Last Friday I did a charity event.", ("ATTENDED", "topic:charity_event")),
+        ("Pottery is a huge part of my life.", ("LIKES", "topic:pottery")),
+        ("Gardening brings me so much joy.", ("LIKES", "topic:gardening")),
+        # a clause with its own subject is not the modal clause it hangs from
+        ("I made a chocolate cake, maybe you would like it!", ("MADE", "topic:chocolate_cake")),
+    ],
+)
+def test_facts_said_in_other_words(
+    extractor: Extractor, sentence: str, fact: tuple[str, str]
+) -> None:
+    result = extractor.extract(sentence, "Dana")
+    assert ("person:dana", *fact) in {(r.src, r.type, r.dst) for r in result.relations}
