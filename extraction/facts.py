@@ -17,9 +17,10 @@ runs each through the real pipeline.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
-from spacy.tokens import Token
+from spacy.tokens import Span, Token
 
 from extraction.kinds import (
     CLASS,
@@ -38,6 +39,7 @@ from extraction.kinds import (
 from extraction.lexicon import (
     ATTEND_VERBS,
     DISLIKE_VERBS,
+    ENCOURAGEMENTS,
     EXPLORE_VERBS,
     FIRST_PERSON,
     FROM_VERBS,
@@ -90,11 +92,39 @@ def extract_facts(state: DocState) -> None:
     for sent in state.doc.sents:
         if sent.text.rstrip().endswith("?"):
             continue  # a question states no fact
+        _cheering(state, sent)
         for token in sent:
             if token.pos_ in {"VERB", "AUX"}:
                 _verb(state, token)
             elif token.pos_ == "NOUN" and token.lemma_.lower() in SUPPORT_NOUNS:
                 _your_support(state, token)
+
+
+_ENCOURAGING = re.compile(
+    r"\b(?:" + "|".join(re.escape(e) for e in ENCOURAGEMENTS) + r")\b", re.IGNORECASE
+)
+
+
+# what before "keep going" makes it an infinitive or a future, no imperative
+_NOT_IMPERATIVE = {"to", "na", "ta", "gonna", "wanna", "will", "'ll", "ll", "must", "should"}
+
+
+def _cheering(state: DocState, sent: Span) -> None:
+    """ "Keep it up!", "Don't give up, buddy!": the speaker SUPPORTS the person spoken to. A
+    formula that is no imperative ("I'll keep going") is about the speaker: none."""
+    found = _ENCOURAGING.search(sent.text.replace("’", "'"))
+    if found is None:
+        return
+    start = sent.start_char + found.start()
+    span = sent.doc.char_span(start, sent.start_char + found.end(), alignment_mode="expand")
+    first = span[0] if span is not None else sent[0]
+    verb = first if first.pos_ == "VERB" else first.head
+    before = sent.doc[first.i - 1].lower_ if first.i > 0 else ""
+    own = any(c.dep_ in SUBJECT_DEPS for c in verb.children)
+    inherited = verb.dep_ in {"xcomp", "conj"} and bool(_subject_tokens(verb))
+    if first.lower_ != "you" and (own or inherited or before in _NOT_IMPERATIVE):
+        return  # "I'll keep going", "the strength to keep going", "gonna keep pushing"
+    state.relate(state.speaker_key, "SUPPORTS", state.addressee(), "encourages")
 
 
 # -- the parts of a clause ---------------------------------------------------------------------

@@ -444,6 +444,26 @@ PLACE_NOUNS = {
     "national park",
 }
 
+# what people say to spur someone on ("Keep it up!", "Don't give up, buddy!", "Hang in there"):
+# the speaker encourages, so SUPPORTS, the person spoken to; whole words of a sentence
+ENCOURAGEMENTS = (
+    "keep it up",
+    "keep up the good work",
+    "keep up the great work",
+    "keep going",
+    "keep pushing",
+    "keep at it",
+    "don't give up",
+    "do not give up",
+    "never give up",
+    "hang in there",
+    "you got this",
+    "you've got this",
+    "you can do it",
+    "go for it",
+    "believe in yourself",
+)
+
 # nouns for a kind of creative work: a name beside one is a title ("the game Stardew Valley")
 WORK_NOUNS = {
     "book",

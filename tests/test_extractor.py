@@ -475,3 +475,25 @@ def test_facts_said_in_other_words(
 ) -> None:
     result = extractor.extract(sentence, "Dana")
     assert ("person:dana", *fact) in {(r.src, r.type, r.dst) for r in result.relations}
+
+
+@pytest.mark.parametrize(
+    ("sentence", "cheers"),
+    [
+        ("Keep it up, you're doing great!", True),
+        ("Don't give up, buddy!", True),
+        ("Hang in there and you'll find it soon!", True),
+        ("You got this!", True),
+        # the speaker's own going on, no imperative
+        ("I'm going to keep going no matter what.", False),
+        ("They give me the strength to keep going.", False),
+        ("Gonna keep pushing and working hard.", False),
+        ("Should I keep going?", False),
+    ],
+)
+def test_encouragement_to_the_listener_is_support(
+    extractor: Extractor, sentence: str, cheers: bool
+) -> None:
+    result = extractor.extract(sentence, "Dana")
+    support = ("person:dana", "SUPPORTS", "ref:addressee")
+    assert (support in {(r.src, r.type, r.dst) for r in result.relations}) is cheers
