@@ -90,14 +90,28 @@ INHERITS = {"xcomp", "conj", "advcl", "pcomp", "acl", "ccomp"}
 
 def extract_facts(state: DocState) -> None:
     for sent in state.doc.sents:
-        if sent.text.rstrip().endswith("?"):
+        said = _statement(sent)
+        if said is None:
             continue  # a question states no fact
-        _cheering(state, sent)
-        for token in sent:
+        _cheering(state, said)
+        for token in said:
             if token.pos_ in {"VERB", "AUX"}:
                 _verb(state, token)
             elif token.pos_ == "NOUN" and token.lemma_.lower() in SUPPORT_NOUNS:
                 _your_support(state, token)
+
+
+def _statement(sent: Span) -> Span | None:
+    """The part of a sentence that states: all of it, none of a question, or what comes before
+    a question the parser ran on after a dash ("I finished a pottery project - want to see?")."""
+    if not sent.text.rstrip().endswith("?"):
+        return sent
+    marks = [
+        t.i
+        for t in sent
+        if t.text in {"-", "–", "—", ";"} and t.whitespace_ and t.i > sent.start
+    ]
+    return sent.doc[sent.start : marks[-1]] if marks else None
 
 
 _ENCOURAGING = re.compile(
@@ -220,7 +234,15 @@ def _with_conjuncts(tokens: Iterable[Token]) -> list[Token]:
 
 
 def _dobjs(verb: Token) -> list[Token]:
-    return _with_conjuncts(c for c in verb.children if c.dep_ in {"dobj", "obj"})
+    """The verb's objects; of a relative clause with a subject and no object of its own, the
+    noun it describes ("the figurines I bought", "the cake we baked")."""
+    found = [c for c in verb.children if c.dep_ in {"dobj", "obj"}]
+    children = {c.dep_ for c in verb.children}
+    # "the reasons I love traveling": the clause has its own complement, the noun is no object
+    bare = "nsubj" in children and not children & {"xcomp", "ccomp", "dative", "attr"}
+    if not found and verb.dep_ == "relcl" and bare:
+        found = [verb.head] if verb.head.pos_ == "NOUN" else []
+    return _with_conjuncts(found)
 
 
 def _pobjs(verb: Token, preps: set[str]) -> list[Token]:
@@ -592,11 +614,23 @@ def _doing(state: DocState, subjects: list[str], verb: Token, lemma: str) -> Non
         _relate(state, subjects, "PRACTICES", [o for o in objects if o not in events])
     elif lemma == "win":  # "won my first tournament": who won it took part
         _relate(state, subjects, "ATTENDED", [o for o in _dobjs(verb) if _kind(state, o) == EVENT])
+    elif lemma in {"have", "throw", "start", "begin"} and _took_part(state, subjects, verb):
+        pass
     elif lemma in MADE_VERBS:
         made = [d for d in _dobjs(verb) if d.tag_ != "VBG" and not _finished_title(state, lemma, d)]
         _relate(state, subjects, "MADE", made)
     elif lemma in OWN_VERBS:
         _owning(state, subjects, verb, lemma)
+
+
+def _took_part(state: DocState, subjects: list[str], verb: Token) -> bool:
+    """ "I had a picnic with friends", "we threw a party", "I started a yoga class": an event or
+    class that happened, so was attended. True when the verb's objects were such."""
+    events = [d for d in _dobjs(verb) if _kind(state, d) in {EVENT, CLASS}]
+    if not events or not _done(verb):
+        return False
+    _relate(state, subjects, "ATTENDED", events)
+    return True
 
 
 def _finished_title(state: DocState, lemma: str, obj: Token) -> bool:
@@ -676,7 +710,7 @@ def _going(state: DocState, subjects: list[str], verb: Token) -> None:
         rel = "VISITED" if _is_place(state, obj) else "ATTENDED"
         _relate(state, subjects, rel, [obj])
     _relate(state, subjects, "ATTENDED", _pobjs(verb, {"on"}))
-    _relate(state, subjects, "PRACTICES", [g for g in _gerunds(verb) if g.dep_ != "dobj"])
+    _relate(state, subjects, "PRACTICES", _gerunds(verb))  # "went camping" (also as an object)
 
 
 def _working(state: DocState, subjects: list[str], verb: Token) -> None:

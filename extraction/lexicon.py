@@ -127,6 +127,7 @@ PET_NOUNS = {
     "horse",
     "pony",
     "guinea",
+    "pig",
     "ferret",
     "pet",
 }

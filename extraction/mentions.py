@@ -269,7 +269,8 @@ class DocState:
                 if role_key:
                     self.token_key.setdefault(token.i, role_key)
             elif token.pos_ == "NOUN" and token.lemma_.lower() in PET_NOUNS:
-                self._own_pet(token)
+                if not (token.dep_ == "compound" and token.head.lemma_.lower() in PET_NOUNS):
+                    self._own_pet(token)  # "guinea pig": the pig, not the guinea
             elif token.lower_ == "project" and token.i not in self.token_key:
                 self._the_project(token)
             elif token.lemma_.lower() == "name" and token.pos_ == "NOUN":
@@ -476,8 +477,8 @@ class DocState:
     def pet(self, token: Token) -> str | None:
         """ "my dog Max", "a cat named Luna" → the pet by name; "our dog" → the topic dog."""
         named = [c for c in token.children if c.dep_ == "appos" and c.pos_ == "PROPN"]
-        if token.dep_ == "compound" and token.head.pos_ == "PROPN":
-            named.append(token.head)  # "my dog Max loves …": dog is a compound of Max
+        if token.dep_ in {"compound", "appos"} and token.head.pos_ == "PROPN":
+            named.append(token.head)  # "my dog Max loves …", "Oscar, my guinea pig"
         for acl in (c for c in token.children if c.dep_ == "acl" and c.lemma_ == "name"):
             named += [c for c in acl.children if c.dep_ in {"oprd", "attr", "dobj"}]
         if named:

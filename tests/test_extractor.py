@@ -497,3 +497,43 @@ def test_encouragement_to_the_listener_is_support(
     result = extractor.extract(sentence, "Dana")
     support = ("person:dana", "SUPPORTS", "ref:addressee")
     assert (support in {(r.src, r.type, r.dst) for r in result.relations}) is cheers
+
+
+@pytest.mark.parametrize(
+    ("sentence", "fact"),
+    [
+        # a relative clause's noun is its verb's object
+        ("Check out this vase I made!", ("MADE", "topic:vase")),
+        (
+            "The homeless shelter I volunteer at is great.",
+            ("VOLUNTEERS_AT", "topic:homeless_shelter"),
+        ),
+        # events had or classes started, in the past, were attended
+        ("Last weekend I had a picnic with some friends.", ("ATTENDED", "topic:picnic")),
+        (
+            "I started a weekend yoga class with a colleague.",
+            ("ATTENDED", "topic:weekend_yoga_class"),
+        ),
+        ("We went camping with the kids two weekends ago.", ("PRACTICES", "topic:camping")),
+        ("And yup, I do: Oscar, my guinea pig.", ("HAS_PET", "pet:oscar")),
+    ],
+)
+def test_facts_of_relative_clauses_events_and_pets(
+    extractor: Extractor, sentence: str, fact: tuple[str, str]
+) -> None:
+    result = extractor.extract(sentence, "Dana")
+    assert ("person:dana", *fact) in {(r.src, r.type, r.dst) for r in result.relations}
+
+
+@pytest.mark.parametrize(
+    ("sentence", "noun"),
+    [
+        ("It's one of the reasons I love traveling.", "topic:reason"),  # its own complement
+        ("I'm having a party next week.", "topic:party"),  # not yet: no attending
+    ],
+)
+def test_no_fact_of_a_relative_adverb_or_a_future_event(
+    extractor: Extractor, sentence: str, noun: str
+) -> None:
+    result = extractor.extract(sentence, "Dana")
+    assert not [r for r in result.relations if r.dst == noun], result.relations
