@@ -129,6 +129,7 @@ class Resolver:
         # the highest mention count (the scale of Frequency), kept as entities are learned so a
         # context call need not scan the catalogue; None: to be counted again (the top fell)
         self._most: int | None = 0
+        self._said_here: set[str] = set()
         for entity in known:
             self.learn(entity)
         for link in roles:
@@ -298,6 +299,7 @@ class Resolver:
             # "Mel" → Melanie, "Caro" → Caroline; "Dan" beside Daniel and Danielle: nobody
             return longer.pop() if len(longer) == 1 else key
         known = {k for name in _nickname_forms(value) for k in self._first_names.get(name, ())}
+        known -= self._said_here  # "Bobby and Robert love chess": two people
         return known.pop() if len(known) == 1 else key  # "Liz" → Elizabeth, "Bob" → Robert
 
     # -- one text -------------------------------------------------------------------------------
@@ -340,6 +342,8 @@ class Resolver:
         the names), then roles, things and the addressee; None drops a mention."""
         mapping: dict[str, str | None] = {}
         mentions = extraction.mentions
+        # keys this text names itself: a nickname is not one of them ("Bobby and Robert")
+        self._said_here = {m.key for m in mentions}
         for mention in mentions:
             if mention.reference is None:
                 mapping[mention.key] = self._listener(mention, session, speaker) or self._name(
@@ -557,11 +561,10 @@ def _nicknames() -> NickNamer:
 
 @lru_cache(maxsize=4096)
 def _nickname_forms(first: str) -> frozenset[str]:
-    """The given names a one-word name is a nickname of, and its own nicknames: "liz" →
-    elizabeth, lisa, lizzie …; from the `nicknames` package's hand-curated English table."""
-    table = _nicknames()
-    forms = table.canonicals_of(first) | table.nicknames_of(first)
-    return frozenset(slug(f) for f in forms) - {first}
+    """The given names a one-word name is a nickname of ("liz" → elizabeth, lisa, lizzie), from
+    the `nicknames` package's hand-curated English table; a full name is not taken for a known
+    nickname ("Robert" is no known Bobby: they may be two people)."""
+    return frozenset(slug(f) for f in _nicknames().canonicals_of(first)) - {first}
 
 
 def _initials(name: str) -> set[str]:

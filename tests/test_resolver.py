@@ -93,6 +93,17 @@ def test_a_nickname_is_the_known_person_whatever_the_tagger_said() -> None:
     assert _keys(_resolve(resolver, Mention("org:liz", "org", "Liz"))) == ["person:elizabeth"]
     resolver.learn(KnownEntity("person:robert", "person", "Robert"))
     assert _keys(_resolve(resolver, Mention("place:bob", "place", "Bob"))) == ["person:robert"]
+    # a full name is not a known nickname's person, and one text naming both names two people
+    known_bobby = Resolver([KnownEntity("person:bobby", "person", "Bobby")])
+    assert _keys(_resolve(known_bobby, Mention("person:robert", "person", "Robert"))) == [
+        "person:robert"
+    ]
+    two = _resolve(
+        Resolver([KnownEntity("person:robert", "person", "Robert")]),
+        Mention("person:bobby", "person", "Bobby"),
+        Mention("person:robert", "person", "Robert"),
+    )
+    assert sorted(_keys(two)) == ["person:bobby", "person:robert"]
     resolver.learn(KnownEntity("person:alexander", "person", "Alexander"))
     resolver.learn(KnownEntity("person:alexandra", "person", "Alexandra"))
     assert _keys(_resolve(resolver, Mention("person:alex", "person", "Alex"))) == ["person:alex"]
