@@ -15,7 +15,8 @@ Measures, per conversation and overall:
 - strict support: the same with whole words, case-insensitive and unstemmed, and for a person
   known only by role ("Melanie's husband") the role word instead of the label;
 - named-entity precision: share of person / org / place / event / project entities whose label
-  occurs in the conversation's observations or summaries;
+  occurs in the conversation's observations or summaries (and again with titles, `work`
+  entities, counted too: they were persons, orgs or places before that type existed);
 - typed relations and topic entities per 100 turns;
 - over all conversations, from the labelled samples of bench/labels/ (see bench/labels/sample.py
   and GUIDELINE.md): labelled fact precision, the share of 300 sampled (typed relation, evidence
@@ -187,6 +188,8 @@ class Quality:
     strict: int = 0
     named: int = 0
     named_ok: int = 0
+    titles: int = 0  # work entities (titles): named too, counted apart to compare with before
+    titles_ok: int = 0
     topics: int = 0
     unnamed: int = 0
     turns: int = 0
@@ -249,6 +252,9 @@ def score(conversation: Conversation, notes: Annotations, graph: Graph) -> Quali
                 quality.named_ok += 1
             else:
                 quality.misses.append(f"{entity.get('label')} ({entity.get('type')})")
+        elif entity.get("type") == "work":
+            quality.titles += 1
+            quality.titles_ok += occurs(entity.get("label", ""), reference)
         elif entity.get("type") == "topic":
             quality.topics += 1
     return quality
@@ -355,6 +361,8 @@ def summary(total: Quality, precision: Share, accuracy: Share) -> None:
     print(f"| labelled fact precision [95% CI] | {precision.cell()} |")
     print(f"| entity-type accuracy [95% CI] | {accuracy.cell()} |")
     print(f"| named-entity precision | {share(total.named_ok, total.named)} |")
+    with_titles = share(total.named_ok + total.titles_ok, total.named + total.titles)
+    print(f"| named-entity precision, titles (work) too | {with_titles} |")
 
 
 def breakdown(

@@ -9,4 +9,5 @@ FOREACH (_ IN CASE WHEN row.type = 'project' THEN [1] ELSE [] END | SET e:Projec
 FOREACH (_ IN CASE WHEN row.type = 'event' THEN [1] ELSE [] END | SET e:Event)
 FOREACH (_ IN CASE WHEN row.type = 'topic' THEN [1] ELSE [] END | SET e:Topic)
 FOREACH (_ IN CASE WHEN row.type = 'pet' THEN [1] ELSE [] END | SET e:Pet)
+FOREACH (_ IN CASE WHEN row.type = 'work' THEN [1] ELSE [] END | SET e:Work)
 RETURN count(e) AS count

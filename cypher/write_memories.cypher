@@ -47,6 +47,7 @@ FOREACH (_ IN CASE WHEN x IS NULL THEN [] ELSE [1] END |
   FOREACH (_ IN CASE WHEN x.type = 'event' THEN [1] ELSE [] END | SET e:Event)
   FOREACH (_ IN CASE WHEN x.type = 'topic' THEN [1] ELSE [] END | SET e:Topic)
   FOREACH (_ IN CASE WHEN x.type = 'pet' THEN [1] ELSE [] END | SET e:Pet)
+  FOREACH (_ IN CASE WHEN x.type = 'work' THEN [1] ELSE [] END | SET e:Work)
 )
 WITH seq, epoch, created, count(*) AS _entities
 UNWIND CASE WHEN size($mentions) = 0 THEN [null] ELSE $mentions END AS me

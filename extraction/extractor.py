@@ -60,8 +60,10 @@ class Extractor:
         """Runs once what loads on first use (wordfreq's tables, dateparser), so the first
         message a user sends does not pay for it: 0.75 s on the first context call that named a
         person, before."""
+        from extraction import concreteness
         from extraction.when import event_interval
 
+        concreteness.load()
         said = self.extract("Alice met Bob in Boston last Saturday to play chess.", "Carol")
         event_interval(said.dates, 0.0)
 

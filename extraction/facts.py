@@ -17,14 +17,29 @@ runs each through the real pipeline.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
-from spacy.tokens import Token
+from spacy.tokens import Span, Token
 
-from extraction.kinds import idiom, in_range, kind_of, thanks
+from extraction.kinds import (
+    CLASS,
+    EVENT,
+    GAME,
+    ORG,
+    SCHOOL,
+    SCREEN,
+    WORK,
+    WRITTEN,
+    idiom,
+    in_range,
+    kind_of,
+    thanks,
+)
 from extraction.lexicon import (
     ATTEND_VERBS,
     DISLIKE_VERBS,
+    ENCOURAGEMENTS,
     EXPLORE_VERBS,
     FIRST_PERSON,
     FROM_VERBS,
@@ -54,6 +69,7 @@ from extraction.lexicon import (
     VALUE_ADJECTIVES,
     VOLUNTEER_VERBS,
     WATCH_VERBS,
+    WORK_NOUNS,
     WORK_VERBS,
 )
 from extraction.mentions import DocState
@@ -74,13 +90,55 @@ INHERITS = {"xcomp", "conj", "advcl", "pcomp", "acl", "ccomp"}
 
 def extract_facts(state: DocState) -> None:
     for sent in state.doc.sents:
-        if sent.text.rstrip().endswith("?"):
+        said = _statement(sent)
+        if said is None:
             continue  # a question states no fact
-        for token in sent:
+        _cheering(state, said)
+        for token in said:
             if token.pos_ in {"VERB", "AUX"}:
                 _verb(state, token)
             elif token.pos_ == "NOUN" and token.lemma_.lower() in SUPPORT_NOUNS:
                 _your_support(state, token)
+
+
+def _statement(sent: Span) -> Span | None:
+    """The part of a sentence that states: all of it, none of a question, or what comes before
+    a question the parser ran on after a dash ("I finished a pottery project - want to see?")."""
+    if not sent.text.rstrip().endswith("?"):
+        return sent
+    marks = [
+        t.i
+        for t in sent
+        if t.text in {"-", "–", "—", ";"} and t.whitespace_ and t.i > sent.start
+    ]
+    return sent.doc[sent.start : marks[-1]] if marks else None
+
+
+_ENCOURAGING = re.compile(
+    r"\b(?:" + "|".join(re.escape(e) for e in ENCOURAGEMENTS) + r")\b", re.IGNORECASE
+)
+
+
+# what before "keep going" makes it an infinitive or a future, no imperative
+_NOT_IMPERATIVE = {"to", "na", "ta", "gonna", "wanna", "will", "'ll", "ll", "must", "should"}
+
+
+def _cheering(state: DocState, sent: Span) -> None:
+    """ "Keep it up!", "Don't give up, buddy!": the speaker SUPPORTS the person spoken to. A
+    formula that is no imperative ("I'll keep going") is about the speaker: none."""
+    found = _ENCOURAGING.search(sent.text.replace("’", "'"))
+    if found is None:
+        return
+    start = sent.start_char + found.start()
+    span = sent.doc.char_span(start, sent.start_char + found.end(), alignment_mode="expand")
+    first = span[0] if span is not None else sent[0]
+    verb = first if first.pos_ == "VERB" else first.head
+    before = sent.doc[first.i - 1].lower_ if first.i > 0 else ""
+    own = any(c.dep_ in SUBJECT_DEPS for c in verb.children)
+    inherited = verb.dep_ in {"xcomp", "conj"} and bool(_subject_tokens(verb))
+    if first.lower_ != "you" and (own or inherited or before in _NOT_IMPERATIVE):
+        return  # "I'll keep going", "the strength to keep going", "gonna keep pushing"
+    state.relate(state.speaker_key, "SUPPORTS", state.addressee(), "encourages")
 
 
 # -- the parts of a clause ---------------------------------------------------------------------
@@ -101,8 +159,17 @@ def _hypothetical(verb: Token) -> bool:
                 return True
         if head.dep_ not in INHERITS or head.head is head:
             break
+        if any(c.dep_ in SUBJECT_DEPS for c in head.children):
+            break  # "I made a cake, maybe you would like it": a clause of its own
         head = head.head
     return False
+
+
+def _done(verb: Token) -> bool:
+    """ "hosted", "have organized": a verb in the past or the perfect."""
+    return verb.tag_ == "VBD" or (
+        verb.tag_ == "VBN" and any(c.dep_ == "aux" and c.lemma_ == "have" for c in verb.children)
+    )
 
 
 def _planned(verb: Token) -> bool:
@@ -167,7 +234,15 @@ def _with_conjuncts(tokens: Iterable[Token]) -> list[Token]:
 
 
 def _dobjs(verb: Token) -> list[Token]:
-    return _with_conjuncts(c for c in verb.children if c.dep_ in {"dobj", "obj"})
+    """The verb's objects; of a relative clause with a subject and no object of its own, the
+    noun it describes ("the figurines I bought", "the cake we baked")."""
+    found = [c for c in verb.children if c.dep_ in {"dobj", "obj"}]
+    children = {c.dep_ for c in verb.children}
+    # "the reasons I love traveling": the clause has its own complement, the noun is no object
+    bare = "nsubj" in children and not children & {"xcomp", "ccomp", "dative", "attr"}
+    if not found and verb.dep_ == "relcl" and bare:
+        found = [verb.head] if verb.head.pos_ == "NOUN" else []
+    return _with_conjuncts(found)
 
 
 def _pobjs(verb: Token, preps: set[str]) -> list[Token]:
@@ -236,7 +311,8 @@ def _relate(
 
 
 # what the verb's range says an unfamiliar name is: "I work at Zentrix Labs" (the small model: a
-# person, or nothing) is an organisation, "we moved to Kelmoor" a place
+# person, or nothing) is an organisation, "we moved to Kelmoor" a place, "I'm reading Dune" (a
+# person, says the tagger) and "we played Overwatch" (an org) titles
 IMPLIED_TYPES = {
     "WORKS_AT": "org",
     "VOLUNTEERS_AT": "org",
@@ -245,10 +321,15 @@ IMPLIED_TYPES = {
     "LIVES_IN": "place",
     "FROM": "place",
     "VISITED": "place",
+    "READ": "work",
+    "WATCHED": "work",
+    "PLAYS": "work",
 }
 # a name the tagger took for a person is retyped only after these prepositions: "works for Sam"
 # and "visited Sam" may well be about a person
 _PLACE_PREPOSITIONS = {"at", "in", "to", "from", "into"}
+# nobody reads or plays a person; one may watch one ("watched Sam"), so a person stays there
+_TITLE_OF_PERSON = {"READ", "PLAYS"}
 
 
 def _implied_type(state: DocState, rel: str, obj: Token) -> None:
@@ -258,6 +339,12 @@ def _implied_type(state: DocState, rel: str, obj: Token) -> None:
         return
     key = state.key_of(obj)
     current = (key or "topic:").split(":", 1)[0]
+    if implied == "work":  # the tagger types titles as anything: a title's verb says more
+        if current in {"topic", "org", "place"} or (
+            current == "person" and rel in _TITLE_OF_PERSON
+        ):
+            state.retype(obj, implied, typed=True)
+        return
     if current == implied or current not in {"topic", "person"}:  # the tagger's org or place stays
         return
     if current == "person":
@@ -271,7 +358,8 @@ def _stated(rel: str, obj: Token, key: str | None) -> bool:
     """Whether the clause states a fact of this type about this object: the object is of a kind
     the relation accepts (extraction/kinds.py), it is no idiom with its verb, and a liking is no
     thanks formula."""
-    if idiom(obj) or not in_range(rel, kind_of(obj, key)):
+    kind = kind_of(obj, key)
+    if idiom(obj, kind) or not in_range(rel, kind):
         return False
     if any(c.dep_ == "det" and c.lower_ == "no" for c in obj.children):
         return False  # "I'm no writer", "we have no pets"
@@ -293,6 +381,8 @@ def _verb(state: DocState, verb: Token) -> None:
         return
     if _valued(state, verb) or _encouraging(state, verb):
         return
+    if lemma == "be" and not _negated(verb):
+        _favorite(state, verb)  # its owner is the favourite's, whoever the subject is
     subjects = _subjects(state, verb)
     if not subjects:
         return
@@ -328,7 +418,8 @@ def _going_or_working(state: DocState, subjects: list[str], verb: Token, lemma: 
         places = [d for d in _dobjs(verb) if _is_place(state, d)]
         _relate(state, subjects, "VISITED", places + _pobjs(verb, {"in", "around", "through"}))
     elif lemma in ORGANIZE_VERBS or (lemma == "put" and particle == "together"):
-        _relate(state, subjects, "PLANS", _dobjs(verb), "organize")
+        if not _done(verb):  # "we hosted a get-together": it happened, no plan
+            _relate(state, subjects, "PLANS", _dobjs(verb), "organize")
     elif lemma == "look" and _pobjs(verb, {"into"}):
         _relate(state, subjects, "PLANS", _pobjs(verb, {"into"}), "look into")
     elif lemma in ATTEND_VERBS:
@@ -348,15 +439,28 @@ def _going_or_working(state: DocState, subjects: list[str], verb: Token, lemma: 
         jobs = [c for c in verb.children if c.dep_ in {"attr", "oprd"}] + _pobjs(verb, {"as", "to"})
         _relate(state, subjects, "WORKS_AS", [j for j in jobs if j.pos_ == "NOUN"])
     elif lemma in STUDY_VERBS:
-        _relate(state, subjects, "STUDIES", _dobjs(verb) + _pobjs(verb, {"in", "at", "about"}))
+        _studying(state, subjects, verb)
     elif lemma == "take" and particle == "up":
         _relate(state, subjects, "PRACTICES", _dobjs(verb) + _gerunds(verb))
-    elif lemma == "take":
-        classes = [d for d in _dobjs(verb) if _head_lemma(d) in CLASS_NOUNS]
-        _relate(state, subjects, "ATTENDED", classes)
+    elif lemma in {"take", "bring"}:
+        _taking(state, subjects, verb)
     else:
         return False
     return True
+
+
+def _taking(state: DocState, subjects: list[str], verb: Token) -> None:
+    """ "took a pottery class", "took a road trip" → ATTENDED; "took the kids to the museum" →
+    the taker went there too (VISITED a place, else ATTENDED)."""
+    taken = [d for d in _dobjs(verb) if _kind(state, d) in {CLASS, EVENT}]
+    if _head_lemma(verb) == "take":
+        _relate(state, subjects, "ATTENDED", taken)
+    for obj in _pobjs(verb, {"to"}) if _dobjs(verb) else []:
+        _relate(state, subjects, "VISITED" if _is_place(state, obj) else "ATTENDED", [obj])
+
+
+def _kind(state: DocState, token: Token) -> str:
+    return kind_of(token, state.key_of(token))
 
 
 def _doing_or_relating(state: DocState, subjects: list[str], verb: Token, lemma: str) -> None:
@@ -421,7 +525,7 @@ def _valued(state: DocState, verb: Token) -> bool:
     is_dear = lemma == "be" and any(
         to_me or _says(_pobjs(a, {"to", "for"}), FIRST_PERSON) for a in dear
     )
-    if matters or is_dear:
+    if matters or is_dear or _part_of_life(verb) or _brings_joy(verb):
         role = "values"
     elif lemma == "help" and _says(
         [*_dobjs(verb), *(s for x in verb.children for s in _subject_tokens(x))], FIRST_PERSON
@@ -431,6 +535,27 @@ def _valued(state: DocState, verb: Token) -> bool:
         return False
     _relate(state, [state.speaker_key], "LIKES", things, role)
     return True
+
+
+# what a thing gives the speaker when they value it: "painting brings me so much joy"
+JOYS = {"joy", "happiness", "peace", "comfort", "fulfillment", "fulfilment", "purpose"}
+
+
+def _part_of_life(verb: Token) -> bool:
+    """ "Pottery is a huge part of my life"."""
+    parts = [a for a in verb.children if a.dep_ == "attr" and _head_lemma(a) == "part"]
+    lives = [o for a in parts for o in _pobjs(a, {"of"}) if _head_lemma(o) == "life"]
+    owners = [c for life in lives for c in life.children if c.dep_ == "poss"]
+    return _head_lemma(verb) == "be" and _says(owners, FIRST_PERSON)
+
+
+def _brings_joy(verb: Token) -> bool:
+    """ "Painting brings me so much joy", "gardening gives me peace"."""
+    if _head_lemma(verb) not in {"bring", "give"}:
+        return False
+    me = [c for c in verb.children if c.dep_ in {"dative", "dobj"} and c.lower_ in FIRST_PERSON]
+    joy = [d for d in _dobjs(verb) if _head_lemma(d) in JOYS]
+    return bool(me and joy)
 
 
 def _encouraging(state: DocState, verb: Token) -> bool:
@@ -484,12 +609,35 @@ def _doing(state: DocState, subjects: list[str], verb: Token, lemma: str) -> Non
         lemma == "try" and not _infinitive(verb)
     ):
         objects = _dobjs(verb) if lemma != "pick" or _particle(verb) == "up" else []
-        _relate(state, subjects, "PRACTICES", objects)
+        events = [o for o in objects if lemma == "do" and _kind(state, o) == EVENT]
+        _relate(state, subjects, "ATTENDED", events)  # "did a charity event"
+        _relate(state, subjects, "PRACTICES", [o for o in objects if o not in events])
+    elif lemma == "win":  # "won my first tournament": who won it took part
+        _relate(state, subjects, "ATTENDED", [o for o in _dobjs(verb) if _kind(state, o) == EVENT])
+    elif lemma in {"have", "throw", "start", "begin"} and _took_part(state, subjects, verb):
+        pass
     elif lemma in MADE_VERBS:
-        made = [d for d in _dobjs(verb) if d.tag_ != "VBG"]
+        made = [d for d in _dobjs(verb) if d.tag_ != "VBG" and not _finished_title(state, lemma, d)]
         _relate(state, subjects, "MADE", made)
     elif lemma in OWN_VERBS:
         _owning(state, subjects, verb, lemma)
+
+
+def _took_part(state: DocState, subjects: list[str], verb: Token) -> bool:
+    """ "I had a picnic with friends", "we threw a party", "I started a yoga class": an event or
+    class that happened, so was attended. True when the verb's objects were such."""
+    events = [d for d in _dobjs(verb) if _kind(state, d) in {EVENT, CLASS}]
+    if not events or not _done(verb):
+        return False
+    _relate(state, subjects, "ATTENDED", events)
+    return True
+
+
+def _finished_title(state: DocState, lemma: str, obj: Token) -> bool:
+    """ "Just finished 'A Dance with Dragons'": a title or a book, film or game one finishes is
+    more often read, watched or played than made; which of them the clause does not say."""
+    titled = kind_of(obj, state.key_of(obj)) in {WORK, WRITTEN, SCREEN, GAME}
+    return lemma in {"finish", "complete"} and titled
 
 
 def _owning(state: DocState, subjects: list[str], verb: Token, lemma: str) -> None:
@@ -562,7 +710,7 @@ def _going(state: DocState, subjects: list[str], verb: Token) -> None:
         rel = "VISITED" if _is_place(state, obj) else "ATTENDED"
         _relate(state, subjects, rel, [obj])
     _relate(state, subjects, "ATTENDED", _pobjs(verb, {"on"}))
-    _relate(state, subjects, "PRACTICES", [g for g in _gerunds(verb) if g.dep_ != "dobj"])
+    _relate(state, subjects, "PRACTICES", _gerunds(verb))  # "went camping" (also as an object)
 
 
 def _working(state: DocState, subjects: list[str], verb: Token) -> None:
@@ -573,6 +721,21 @@ def _working(state: DocState, subjects: list[str], verb: Token) -> None:
     for obj in _pobjs(verb, {"in"}):
         key = state.key_of(obj) or ""
         _relate(state, subjects, "WORKS_AT" if key else "WORKS_AS", [obj])
+
+
+def _studying(state: DocState, subjects: list[str], verb: Token) -> None:
+    """ "I study psychology" → STUDIES; "I study at Kelmore University", "studied in college"
+    → ATTENDED the school (an unfamiliar name after "at" is an organisation: the verb says so)."""
+    studied = _dobjs(verb) + _pobjs(verb, {"about"})
+    for obj in _pobjs(verb, {"in", "at"}):
+        current = (state.key_of(obj) or "topic:").split(":", 1)[0]
+        if obj.pos_ == "PROPN" and obj.head.lower_ == "at" and current in {"topic", "person"}:
+            state.retype(obj, "org")
+        if kind_of(obj, state.key_of(obj)) in {ORG, SCHOOL}:
+            _relate(state, subjects, "ATTENDED", [obj])
+        else:
+            studied.append(obj)
+    _relate(state, subjects, "STUDIES", studied)
 
 
 def _supporting(state: DocState, subjects: list[str], verb: Token) -> None:
@@ -613,7 +776,6 @@ def _copula(state: DocState, subjects: list[str], verb: Token) -> None:
             _relate(state, subjects, "VOLUNTEERS_AT", _pobjs(attr, {"at", "for", "with", "in"}))
         elif _is_occupation(attr):
             _relate(state, subjects, "WORKS_AS", [attr])
-    _favorite(state, verb)
     _relate(state, subjects, "FROM", _pobjs(verb, {"from"}))
     _relate(state, subjects, "LIKES", _pobjs(verb, {"into"}))
     for obj in _pobjs(verb, {"on", "in"}):
@@ -635,12 +797,15 @@ def _copula(state: DocState, subjects: list[str], verb: Token) -> None:
 
 def _favorite(state: DocState, verb: Token) -> None:
     """ "My favorite book is Dune" / "Dune is my favorite book": the owner LIKES Dune (book)."""
-    nouns = [c for c in verb.children if c.dep_ in {"nsubj", "attr"}]
+    nouns = [c for c in verb.children if c.dep_ in {"nsubj", "attr", "acomp"}]
     for noun in nouns:
         if not any(c.lower_ in {"favorite", "favourite", "fave"} for c in noun.children):
             continue
         owner = next((state.key_of(c) for c in noun.children if c.dep_ == "poss"), None)
-        others = [n for n in nouns if n is not noun]
+        others = _with_conjuncts(n for n in nouns if n is not noun)
+        if _head_lemma(noun) in WORK_NOUNS:  # "my favourite book is Dune": a title
+            for name in (o for o in others if o.pos_ == "PROPN"):
+                state.retype(name, "work", typed=True)
         if owner:
             role = _head_lemma(noun) if noun.lower_ not in {"favorite", "favourite"} else None
-            _relate(state, [owner], "LIKES", _with_conjuncts(others), role)
+            _relate(state, [owner], "LIKES", others, role)

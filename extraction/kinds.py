@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from spacy.tokens import Token
 
+from extraction import concreteness
 from extraction.lexicon import PET_NOUNS, PLACE_NOUNS
 
 
@@ -248,7 +249,14 @@ RANGES: dict[str, frozenset[str]] = {
     "RELATED_TO": _ANY,
 }
 
-_BY_KEY = {"place": PLACE, "org": ORG, "person": PERSON, "pet": PET, "event": EVENT}
+_BY_KEY = {
+    "place": PLACE,
+    "org": ORG,
+    "person": PERSON,
+    "pet": PET,
+    "event": EVENT,
+    "work": WORK,
+}
 _BY_LABEL = {"WORK_OF_ART": WORK, "PRODUCT": THING, "LANGUAGE": SUBJECT, "EVENT": EVENT}
 
 
@@ -287,6 +295,8 @@ def _noun_kind(token: Token) -> str:
         return ACTIVITY  # "gardening", "knitting"
     if lemma.endswith(ABSTRACT_ENDINGS) and lemma not in CONCRETE_EXCEPTIONS:
         return ABSTRACT
+    if concreteness.abstract(lemma, token.lower_):
+        return ABSTRACT  # rated abstract by people: "chance", "advice", "vibe"
     return THING
 
 
@@ -319,15 +329,49 @@ def governor(token: Token) -> Token | None:
     return None
 
 
-def idiom(obj: Token) -> bool:
+# kinds a word list names outright: "take a course" and "join the club" are rated below 3 as
+# expressions, but the course and the club are the things the relation is about
+_LISTED_KINDS = frozenset(
+    {CLASS, SCHOOL, GROUP, EVENT, INSTRUMENT, SPORT, GAME, WRITTEN, SCREEN, FOOD, PET}
+)
+
+
+def idiom(obj: Token, kind: str | None = None) -> bool:
     """Whether an object and the verb it hangs from make an idiom that states no fact ("take
     care", "make a good team"), or the object is a gerund that makes one with its own object
-    ("started hitting the gym")."""
+    ("started hitting the gym"): the pair is in `IDIOMS`, or the phrase is a multiword
+    expression people rate as figurative (extraction/concreteness.py) and the object is no
+    thing a word list names (`kind`, when known)."""
     verb = governor(obj)
     if verb is not None and (verb.lemma_.lower(), obj.lemma_.lower()) in IDIOMS:
         return True
+    if verb is not None and kind not in _LISTED_KINDS and _figurative(verb, obj):
+        return True
     own = [c for c in obj.children if c.dep_ in {"dobj", "obj"}]
-    return obj.pos_ == "VERB" and any((obj.lemma_.lower(), o.lemma_.lower()) in IDIOMS for o in own)
+    return obj.pos_ == "VERB" and any(
+        (obj.lemma_.lower(), o.lemma_.lower()) in IDIOMS or _figurative(obj, o) for o in own
+    )
+
+
+def _figurative(verb: Token, obj: Token) -> bool:
+    """The verb phrase as the expression lists spell it ("come out on top", "make my day",
+    "have a blast"): the verb's lemma, its particles, the object's preposition, its determiner
+    (as said, or none, "a", "the") and the object (as said, or its lemma)."""
+    if obj.pos_ == "PROPN" or obj.i < verb.i:
+        return False
+    words = [verb.lemma_.lower()]
+    words += [c.lower_ for c in verb.children if c.dep_ == "prt" and c.i < obj.i]
+    if obj.head.dep_ == "prep" and obj.head.i > verb.i:
+        words.append(obj.head.lower_)
+    said = [c.lower_ for c in obj.children if c.dep_ in {"det", "poss"}][:1]
+    # lists spell a possessive as "one's" or "your" ("spread one's wings", "try your luck")
+    owned = [["one's"], ["your"]] if any(c.dep_ == "poss" for c in obj.children) else []
+    phrasings = [
+        " ".join([*words, *determiner, noun])
+        for noun in dict.fromkeys((obj.lower_, obj.lemma_.lower()))
+        for determiner in (said, [], ["a"], ["the"], *owned)
+    ]
+    return concreteness.figurative(*phrasings)
 
 
 # a thanks formula ("thanks for your support", "I appreciate your kind words", "our friendship

@@ -15,12 +15,12 @@ NER_TYPES = {
     "FAC": "place",
     "ORG": "org",
     "EVENT": "event",
-    "WORK_OF_ART": "topic",
+    "WORK_OF_ART": "work",
     "PRODUCT": "topic",
     "LANGUAGE": "topic",
     "NORP": "topic",
 }
-NAMED_TYPES = {"person", "place", "org", "event", "project", "pet"}
+NAMED_TYPES = {"person", "place", "org", "event", "project", "pet", "work"}
 
 FIRST_PERSON = {"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves"}
 SECOND_PERSON = {"you", "your", "yours", "yourself", "yourselves", "ya", "u"}
@@ -127,6 +127,7 @@ PET_NOUNS = {
     "horse",
     "pony",
     "guinea",
+    "pig",
     "ferret",
     "pet",
 }
@@ -444,9 +445,66 @@ PLACE_NOUNS = {
     "national park",
 }
 
+# what people say to spur someone on ("Keep it up!", "Don't give up, buddy!", "Hang in there"):
+# the speaker encourages, so SUPPORTS, the person spoken to; whole words of a sentence
+ENCOURAGEMENTS = (
+    "keep it up",
+    "keep up the good work",
+    "keep up the great work",
+    "keep going",
+    "keep pushing",
+    "keep at it",
+    "don't give up",
+    "do not give up",
+    "never give up",
+    "hang in there",
+    "you got this",
+    "you've got this",
+    "you can do it",
+    "go for it",
+    "believe in yourself",
+)
+
+# nouns for a kind of creative work: a name beside one is a title ("the game Stardew Valley")
+WORK_NOUNS = {
+    "book",
+    "novel",
+    "memoir",
+    "film",
+    "movie",
+    "show",
+    "series",
+    "sitcom",
+    "documentary",
+    "anime",
+    "manga",
+    "comic",
+    "song",
+    "album",
+    "single",
+    "game",
+    "videogame",
+    "play",
+    "musical",
+    "opera",
+    "poem",
+    "podcast",
+    "painting",
+    "sculpture",
+}
+
 # -- chat words that are never names -------------------------------------------------------------
 
 INTERJECTIONS = {
+    "alright",
+    "aight",
+    "gosh",
+    "geez",
+    "jeez",
+    "yikes",
+    "bravo",
+    "howdy",
+    "heya",
     "hey",
     "hi",
     "hello",

@@ -30,6 +30,7 @@ from extraction.lexicon import (
     PRONOUN_GENDER,
     ROLES,
     SECOND_PERSON,
+    WORK_NOUNS,
 )
 from extraction.model import REF_PREFIX, Mention, Reference, Relation
 
@@ -74,6 +75,10 @@ LIGHT_VERBS = {
 }
 
 
+# "her name", "his name", "its name": the name of what was just spoken of
+_PET_OWNERS = {"her", "his", "its", "their"}
+
+
 class DocState:
     """Mentions and relations of one text as they are found; `token_key` maps token indexes to the
     entity each token stands for."""
@@ -108,6 +113,7 @@ class DocState:
         tentative: bool = False,
         candidate: bool = False,
         addressed: bool = False,
+        typed: bool = False,
     ) -> str | None:
         key = make_key(entity_type, text)
         if key is None:
@@ -121,8 +127,13 @@ class DocState:
                 tentative=tentative,
                 candidate=candidate,
                 addressed=addressed,
+                typed=typed,
             )
-        elif (known.tentative and not tentative) or (known.candidate and not candidate):
+        elif (
+            (known.tentative and not tentative)
+            or (known.candidate and not candidate)
+            or (typed and not known.typed)
+        ):
             self.mentions[key] = Mention(
                 key,
                 known.type,
@@ -131,6 +142,7 @@ class DocState:
                 tentative=known.tentative and tentative,
                 candidate=known.candidate and candidate,
                 addressed=known.addressed and addressed,
+                typed=known.typed or typed,
             )
         for token in tokens:
             self.token_key.setdefault(token.i, key)
@@ -163,18 +175,48 @@ class DocState:
             entity_type = NER_TYPES.get(ent.label_)
             if entity_type is None:
                 continue
-            span = names.clean(ent) if entity_type != "topic" else ent
-            if span is None or (entity_type != "topic" and names.too_common(span, ent.label_)):
-                continue
-            words = span.text.split()
-            if entity_type in {"org", "topic"} and words and words[0].lower() == "project":
-                entity_type = "project"
-            tentative = entity_type != "topic" and names.is_tentative(span, self.doc)
-            called = entity_type == "person" and names.addressed(span, ent)
-            self.add(entity_type, span.text, span, tentative=tentative, addressed=called)
+            cleaned = names.clean(ent) if entity_type != "topic" else ent
+            for span in names.split(cleaned) if cleaned is not None else ():
+                self._entity(entity_type, span, ent)
         for token in self.doc:
             self._project(token)
             self._unlabelled_person(token)
+            self._titled(token)
+
+    def _entity(self, entity_type: str, span: Span, ent: Span) -> None:
+        """One cleaned name span of the tagger's entity `ent`, under the tagger's type."""
+        if entity_type != "topic" and names.too_common(span, ent.label_):
+            return
+        if entity_type == "person" and span[0].pos_ == "VERB":
+            return  # "Learning German has been tough": an activity, no one's name
+        words = span.text.split()
+        if entity_type in {"org", "topic"} and words and words[0].lower() == "project":
+            entity_type = "project"
+        tentative = entity_type != "topic" and names.is_tentative(span, self.doc)
+        called = entity_type == "person" and names.addressed(span, ent)
+        self.add(entity_type, span.text, span, tentative=tentative, addressed=called)
+
+    def _titled(self, token: Token) -> None:
+        """ "the game Stardew Valley", "the book 'Dune'", "a film called Coco": a name beside a
+        noun for a kind of creative work is a title, whatever the tagger guessed."""
+        if token.pos_ != "NOUN" or token.lemma_.lower() not in WORK_NOUNS:
+            return
+        named = [
+            c
+            for c in token.children
+            if c.dep_ == "appos" and (c.pos_ == "PROPN" or c.i in self.token_key)
+        ]
+        if token.dep_ == "compound" and token.head.pos_ == "PROPN":
+            named.append(token.head)
+        for acl in (c for c in token.children if c.dep_ == "acl"):
+            if acl.lemma_.lower() in {"call", "name", "title"}:
+                named += [c for c in acl.children if c.dep_ in {"oprd", "attr", "dobj"}]
+        if token.dep_ == "nsubjpass" and token.head.lemma_.lower() in {"call", "name", "title"}:
+            named += [c for c in token.head.children if c.dep_ in {"oprd", "attr"}]
+        if named:
+            key = self.retype(named[0], "work", typed=True)
+            if key is not None and key.startswith("work:"):
+                self.token_key[token.i] = key  # "watched a movie called Coco": Coco
 
     def _project(self, token: Token) -> None:
         """ "the Orion project": proper-noun compounds of the noun "project" name a project."""
@@ -199,8 +241,8 @@ class DocState:
             return
         beside_role = token.dep_ == "appos" and token.head.lemma_.lower() in ROLES
         subject = token.dep_ in {"nsubj", "nsubjpass"} and token.head.pos_ in {"VERB", "AUX"}
-        if not (beside_role or subject):
-            return
+        if not (beside_role or subject) or any(c.pos_ == "VERB" for c in token.lefts):
+            return  # "Learning German has been tough": a verb's object, no one's name
         left = token.i
         for child in token.lefts:
             if child.dep_ == "compound" and child.pos_ == "PROPN":
@@ -227,9 +269,43 @@ class DocState:
                 if role_key:
                     self.token_key.setdefault(token.i, role_key)
             elif token.pos_ == "NOUN" and token.lemma_.lower() in PET_NOUNS:
-                self._own_pet(token)
+                if not (token.dep_ == "compound" and token.head.lemma_.lower() in PET_NOUNS):
+                    self._own_pet(token)  # "guinea pig": the pig, not the guinea
             elif token.lower_ == "project" and token.i not in self.token_key:
                 self._the_project(token)
+            elif token.lemma_.lower() == "name" and token.pos_ == "NOUN":
+                self._pet_named(token)
+
+    def _pet_named(self, token: Token) -> None:
+        """ "I got a puppy! Her name is Coco": the name given to the pet just mentioned (no
+        person named in between) is the pet's, whatever the tagger guessed."""
+        owners = [c for c in token.children if c.dep_ == "poss" and c.lower_ in _PET_OWNERS]
+        if not owners:
+            return
+        if token.dep_ == "nsubj" and token.head.lemma_ == "be":
+            names = [c for c in token.head.children if c.dep_ == "attr" and c.pos_ == "PROPN"]
+        elif token.dep_ == "poss" and token.head.pos_ == "PROPN":
+            names = [token.head]  # "her name's Coco", parsed as a possessive
+        else:
+            return
+        pets = [
+            t
+            for t in self.doc[: token.i]
+            if t.lemma_.lower() in PET_NOUNS
+            and t.pos_ == "NOUN"
+            and self.token_key.get(t.i, "topic:").startswith("topic:")
+        ]
+        if not names or not pets or any(pets[-1].i < i < token.i for i, _ in self.people):
+            return
+        pet = self.retype(names[0], "pet", typed=True)
+        if pet is not None and pet.startswith("pet:"):
+            before = self.token_key.get(pets[-1].i)
+            if before is not None:
+                self._rekey_relations(before, pet)
+            pronoun = self.token_key.get(owners[0].i)
+            self.token_key[pets[-1].i] = self.token_key[owners[0].i] = pet
+            if pronoun is not None and pronoun not in self.token_key.values():
+                self.mentions.pop(pronoun, None)  # "her" was the pet, not a person
 
     def _the_project(self, token: Token) -> None:
         """ "the project" with no name of its own: the project named before it in this text,
@@ -291,12 +367,13 @@ class DocState:
             self.gender[key] = gender
         return key
 
-    def retype(self, token: Token, entity_type: str) -> str | None:
-        """The name `token` stands for, under another type (the verb's range said so): the old
-        mention goes unless it is the speaker or typed by a role noun."""
+    def retype(self, token: Token, entity_type: str, typed: bool = False) -> str | None:
+        """The name `token` stands for, under another type (the verb's range or a kind noun
+        said so; `typed`: strong enough to correct earlier mentions): the old mention goes
+        unless it is the speaker or typed by a role noun."""
         old = self.token_key.get(token.i)
         mention = self.mentions.get(old) if old else None
-        if mention is not None and (mention.as_speaker or old in self.gender):
+        if mention is not None and (mention.as_speaker or old in self.gender or mention.typed):
             return old
         span = self._chunks.get(token.i)
         tokens = [t for t in span if t.pos_ == "PROPN"] if span is not None else [token]
@@ -304,12 +381,23 @@ class DocState:
         if old is not None:
             self.mentions.pop(old, None)
             self.people = [p for p in self.people if p[1] != old]
-        key = self.add(entity_type, label, tokens or [token])
+        key = self.add(entity_type, label, tokens or [token], typed=typed)
         if old is not None and key is not None:
             for i, other in list(self.token_key.items()):
                 if other == old:
                     self.token_key[i] = key
+            self._rekey_relations(old, key)
         return key
+
+    def _rekey_relations(self, old: str, key: str) -> None:
+        """Relations found before a retype ("I love playing Minecraft": the liking is read
+        before the playing types the title) follow the name to its new key."""
+        for found, rel in list(self.relations.items()):
+            if old in (rel.src, rel.dst):
+                del self.relations[found]
+                src = key if rel.src == old else rel.src
+                dst = key if rel.dst == old else rel.dst
+                self.relate(src, rel.type, dst, rel.role)
 
     def _as_person(self, token: Token) -> str | None:
         """A name beside a role noun ("my sister Liz", "Liz, my sister") is a person, whatever
@@ -376,17 +464,21 @@ class DocState:
         return self.topic(token)
 
     def activity(self, token: Token) -> str | None:
-        """A gerund as an activity: "surfing", "working out"."""
+        """A gerund as an activity: "surfing", "working out"; none when the gerund is cut from
+        what completes it ("watching the birds", "escaping into a story", "watching my dogs
+        play"): alone it would misname the activity."""
         words = [token.lower_] + [c.lower_ for c in token.children if c.dep_ == "prt"]
         if token.lemma_.lower() in LIGHT_VERBS:
             return None  # "planning to help", "enjoy doing": no activity named
+        if any(_completes(c) for c in token.children):
+            return None
         return self.add("topic", " ".join(words), [token])
 
     def pet(self, token: Token) -> str | None:
         """ "my dog Max", "a cat named Luna" → the pet by name; "our dog" → the topic dog."""
         named = [c for c in token.children if c.dep_ == "appos" and c.pos_ == "PROPN"]
-        if token.dep_ == "compound" and token.head.pos_ == "PROPN":
-            named.append(token.head)  # "my dog Max loves …": dog is a compound of Max
+        if token.dep_ in {"compound", "appos"} and token.head.pos_ == "PROPN":
+            named.append(token.head)  # "my dog Max loves …", "Oscar, my guinea pig"
         for acl in (c for c in token.children if c.dep_ == "acl" and c.lemma_ == "name"):
             named += [c for c in acl.children if c.dep_ in {"oprd", "attr", "dobj"}]
         if named:
@@ -429,6 +521,11 @@ def topic_label(
     the head lemmatised ("my two amazing boot camps" → "boot camp"); None when too vague."""
     tokens = list(chunk) if chunk is not None and head in chunk else [head]
     head = chunk.root if chunk is not None and head in chunk else head
+    # a chunk the parser ran across a dash or a colon ("Feynman Technique - 20 minutes") is
+    # two phrases: the head's is the one after the last such mark
+    marks = [t.i for t in tokens if t.i < head.i and _detached_mark(t)]
+    if marks:
+        tokens = [t for t in tokens if t.i > marks[-1]]
     kept = [
         t
         for t in tokens
@@ -452,3 +549,32 @@ def topic_label(
     if len(kept) == 1 and names.zipf(lemma.lower()) >= common_zipf:
         return None
     return label
+
+
+def _detached_mark(token: Token) -> bool:
+    """Punctuation that stands apart from the words around it (" - ", ": "), not a hyphen
+    inside a word ("self-care")."""
+    if not token.is_punct or token.is_quote or token.text in {"'", "’", "&"}:
+        return False
+    before = token.doc[token.i - 1] if token.i > 0 else None
+    return bool(token.whitespace_) or (before is not None and bool(before.whitespace_))
+
+
+# prepositions that complete a verb ("escape into", "learn about", "care for") rather than say
+# where or when it happens ("hiking in the mountains", "running at dawn")
+COMPLEMENT_PREPOSITIONS = {"into", "about", "of", "for", "with", "to", "on", "onto"}
+
+
+def _completes(child: Token) -> bool:
+    """Whether a verb's child completes it: an object, a clause, a complement preposition."""
+    if child.dep_ in {"dobj", "obj", "ccomp", "xcomp", "dative", "attr"}:
+        return True
+    if child.dep_ != "prep" or child.lower_ not in COMPLEMENT_PREPOSITIONS:
+        return False
+    # "hiking with my friends": company, not what completes the hiking
+    company = [
+        o
+        for o in child.children
+        if o.dep_ == "pobj" and (o.pos_ in {"PRON", "PROPN"} or o.lemma_.lower() in ROLES)
+    ]
+    return not (child.lower_ == "with" and company)

@@ -75,6 +75,9 @@ class Mention:
     # a name the speaker calls out to ("Thanks, Jo!", "Hey Mell,"): the listener, whom the
     # resolver may know by a longer name
     addressed: bool = False
+    # typed by evidence stronger than the tagger's guess: a kind noun beside it ("the game
+    # Stardew Valley") or the verb that took it ("I'm reading Dune"); corrects earlier mentions
+    typed: bool = False
 
 
 @dataclass(frozen=True)

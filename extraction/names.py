@@ -102,3 +102,24 @@ def too_common(span: Span, label: str) -> bool:
     if len(span) != 1 or label == "PERSON":
         return False
     return span[0].pos_ == "NOUN" or zipf(span[0].lower_) >= COMMON_WORD_ZIPF
+
+
+def split(span: Span) -> list[Span]:
+    """A tagged span that coordinates names ("Overwatch and Valorant", "Tom, Ana and Li") as
+    its parts: the parser makes a later part a conjunct of an earlier one inside the span. The
+    conjunctions and commas between them are dropped; a span with no such part is returned
+    whole."""
+    inside = range(span.start, span.end)
+    if not any(t.dep_ == "conj" and t.head.i in inside for t in span):
+        return [span]
+    doc = span.doc
+    parts: list[Span] = []
+    start = span.start
+    for token in span:
+        if token.pos_ == "CCONJ" or token.text in {",", "&", "/"}:
+            if token.i > start:
+                parts.append(doc[start : token.i])
+            start = token.i + 1
+    if start < span.end:
+        parts.append(doc[start : span.end])
+    return [p for p in (clean(part) for part in parts) if p is not None]

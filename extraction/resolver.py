@@ -30,6 +30,9 @@ import re
 from collections import defaultdict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
+
+from nicknames import NickNamer
 
 from extraction.keys import make_key, slug, split_key
 from extraction.model import REF_PREFIX, Extraction, KnownEntity, Mention, Reference, Relation
@@ -51,6 +54,9 @@ _MANY = {
     "coach",
 }
 _PERSONAL = {"FAMILY_OF", "PARTNER_OF", "FRIEND_OF"}
+# types only evidence gives (a role or kind noun, a verb): a later bare mention of the name, under
+# whatever the tagger guesses, is that entity ("Biscuit loves his sweater", "Stardew Valley is …")
+_EVIDENCED = {"pet", "work"}
 RECENT_PEOPLE = 12  # people remembered per session for pronouns
 MIN_SHORT_FORM = 3  # "Mel" may stand for Melanie; "Al" is too short to tell
 MIN_CALLED_FORM = 2  # called out to, the listener's "Jo" is Joanna: who else would it be
@@ -123,6 +129,7 @@ class Resolver:
         # the highest mention count (the scale of Frequency), kept as entities are learned so a
         # context call need not scan the catalogue; None: to be counted again (the top fell)
         self._most: int | None = 0
+        self._said_here: set[str] = set()
         for entity in known:
             self.learn(entity)
         for link in roles:
@@ -248,11 +255,28 @@ class Resolver:
             # a pet named alone later ("Biscuit loves his sweater", tagged an org) is the pet
             if other_type == "person" or (entity_type in _CONFUSABLE and other_type in _CONFUSABLE):
                 return other
-            if other_type == "pet" and entity_type in _GUESSED:
+            if other_type in _EVIDENCED and entity_type in _GUESSED:
                 return other
+            if entity_type in _EVIDENCED and self._guessed_name(other):
+                return other  # the guess, for the evidence to correct (see _name)
         if entity_type == "person":
             return self._person(key, value)
+        if entity_type in _CONFUSABLE and "_" not in value:
+            # a short form of a known person's name is that person, whatever the tagger said
+            # ("Liz" tagged an org beside Elizabeth)
+            person = make_key("person", value)
+            found = self._person(person, value) if person is not None else key
+            if found != person and found in self.entities:
+                return found
         return key
+
+    def _guessed_name(self, key: str) -> bool:
+        """A name typed by the tagger's guess: a person, org or place, or a topic spelt as a
+        name ("Minecraft"; a common noun topic such as "biscuit" is none)."""
+        entity_type = split_key(key)[0]
+        if entity_type in _CONFUSABLE:
+            return True
+        return entity_type == "topic" and self.entities[key].label[:1].isupper()
 
     def _person(self, key: str, value: str) -> str:
         first = value.split("_", 1)[0]
@@ -263,16 +287,20 @@ class Resolver:
         full = [k for k in candidates if k != key]
         if len(full) == 1:
             return full[0]
-        if not candidates and len(value) >= MIN_SHORT_FORM:
-            longer = {
-                k
-                for name, keys in self._first_names.items()
-                if len(name) > len(value) and name.startswith(value)
-                for k in keys
-            }
-            if len(longer) == 1:
-                return longer.pop()  # "Mel" → Melanie, "Caro" → Caroline
-        return key
+        if candidates:
+            return key
+        longer = {
+            k
+            for name, keys in self._first_names.items()
+            if len(name) > len(value) and name.startswith(value)
+            for k in keys
+        }
+        if len(value) >= MIN_SHORT_FORM and longer:
+            # "Mel" → Melanie, "Caro" → Caroline; "Dan" beside Daniel and Danielle: nobody
+            return longer.pop() if len(longer) == 1 else key
+        known = {k for name in _nickname_forms(value) for k in self._first_names.get(name, ())}
+        known -= self._said_here  # "Bobby and Robert love chess": two people
+        return known.pop() if len(known) == 1 else key  # "Liz" → Elizabeth, "Bob" → Robert
 
     # -- one text -------------------------------------------------------------------------------
 
@@ -314,6 +342,8 @@ class Resolver:
         the names), then roles, things and the addressee; None drops a mention."""
         mapping: dict[str, str | None] = {}
         mentions = extraction.mentions
+        # keys this text names itself: a nickname is not one of them ("Bobby and Robert")
+        self._said_here = {m.key for m in mentions}
         for mention in mentions:
             if mention.reference is None:
                 mapping[mention.key] = self._listener(mention, session, speaker) or self._name(
@@ -514,11 +544,27 @@ class Resolver:
 
 
 def _typed_by_evidence(mention: Mention) -> bool:
-    """A name whose type a role noun said: "my dog Biscuit" (a pet), "my sister Ana" (a person
-    with the gender the role gives)."""
+    """A name whose type evidence said: a role noun ("my dog Biscuit": a pet; "my sister Ana": a
+    person with the gender the role gives), a kind noun or a verb ("the game Stardew Valley",
+    "I'm reading Dune": titles)."""
     if mention.reference is not None or mention.as_speaker:
         return False
-    return mention.type == "pet" or (mention.type == "person" and mention.gender is not None)
+    if mention.typed or mention.type == "pet":
+        return True
+    return mention.type == "person" and mention.gender is not None
+
+
+@lru_cache(maxsize=1)
+def _nicknames() -> NickNamer:
+    return NickNamer()
+
+
+@lru_cache(maxsize=4096)
+def _nickname_forms(first: str) -> frozenset[str]:
+    """The given names a one-word name is a nickname of ("liz" → elizabeth, lisa, lizzie), from
+    the `nicknames` package's hand-curated English table; a full name is not taken for a known
+    nickname ("Robert" is no known Bobby: they may be two people)."""
+    return frozenset(slug(f) for f in _nicknames().canonicals_of(first)) - {first}
 
 
 def _initials(name: str) -> set[str]:

@@ -21,6 +21,7 @@ ENTITY_LABELS: dict[str, str] = {
     "event": "Event",
     "topic": "Topic",
     "pet": "Pet",
+    "work": "Work",  # a title: a book, film, show, song, game
 }
 
 # relation type -> (what it means, an example said by "Alice", the (subject, object) it yields;
@@ -109,8 +110,14 @@ NOT_FACTS: dict[str, tuple[str, ...]] = {
         "We make a good team.",
         "We made great progress this week.",
         "I made so many mistakes.",
+        "I made a scene at the party.",  # a listed expression rated figurative (2.82)
     ),
-    "PLANS": ("I wanted to take them all home.", "I want to give you a heads up."),
+    "PLANS": (
+        "I wanted to take them all home.",
+        "I want to give you a heads up.",
+        "I'm planning to take the plunge next year.",  # "take the plunge" 2.1
+        "I want to try my luck at the casino.",  # "luck": an abstract noun (1.33)
+    ),
     "LIKES": (
         "Thanks so much, I appreciate your kind words.",
         "I really value our friendship.",

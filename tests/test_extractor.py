@@ -169,6 +169,7 @@ def test_an_object_outside_the_range_or_an_idiom_is_no_fact(
 
 NOISE = [
     ("Glad you came! How are you?", "Melanie"),
+    ("Learning German has been so much fun lately.", "Tim"),  # tagged a person
     ("Woohoo, congrats on the new job!", "Caroline"),
     ("Yep John, see you Fri!", "Tim"),
     ("Thanks, Mel! Love it.", "Caroline"),
@@ -283,6 +284,9 @@ def test_a_question_about_what_the_listener_said(
     [
         ("I work at Zentrix Labs now.", ("WORKS_AT", "org:zentrix_labs")),
         ("We moved to Kelmoor last spring.", ("MOVED_TO", "place:kelmoor")),
+        # studying at a school is attending it, and an unfamiliar name there is the school
+        ("I study at Mirelle every evening.", ("ATTENDED", "org:mirelle")),
+        ("She studies at the university.", ("ATTENDED", "topic:university")),
     ],
 )
 def test_an_unfamiliar_name_takes_the_type_its_verb_implies(
@@ -297,3 +301,239 @@ def test_an_unfamiliar_name_takes_the_type_its_verb_implies(
 def test_a_person_worked_for_stays_a_person(extractor: Extractor) -> None:
     result = extractor.extract("I worked for Sarah Connor for two years.", "Dana")
     assert "org:sarah_connor" not in {m.key for m in result.mentions}
+
+
+@pytest.mark.parametrize(
+    ("sentence", "fact"),
+    [
+        # a kind noun beside the name: apposition, compound, "called"
+        ("I love the game Stardew Valley.", ("LIKES", "work:stardew_valley")),
+        ("We just watched a movie called Coco.", ("WATCHED", "work:coco")),
+        ("My favourite book is Dune.", ("LIKES", "work:dune")),
+        (
+            "The game was called Stellar Drift, and I loved it.",
+            ("RELATED_TO", "work:stellar_drift"),
+        ),
+        # the verb that took it: nobody reads or plays a person, an org or a place
+        ("I'm reading Dune right now.", ("READ", "work:dune")),
+        (
+            "I've been playing Counter-Strike: Global Offensive a lot.",
+            ("PLAYS", "work:counter_strike_global_offensive"),
+        ),
+    ],
+)
+def test_a_title_is_a_work(extractor: Extractor, sentence: str, fact: tuple[str, str]) -> None:
+    """Game, book, film and song titles are works, whatever the tagger guessed (a person, a
+    place, an org, nothing), and the mention says its type came from evidence."""
+    result = extractor.extract(sentence, "Dana")
+    assert fact in {(r.type, r.dst) for r in result.relations}, result.relations
+    work = {m.key: m for m in result.mentions}[fact[1]]
+    assert (work.type, work.typed) == ("work", True)
+
+
+def test_coordinated_names_are_two_entities(extractor: Extractor) -> None:
+    result = extractor.extract("I've been playing Overwatch and Valorant with my friends.", "Dana")
+    plays = {r.dst for r in result.relations if r.type == "PLAYS"}
+    assert plays == {"work:overwatch", "work:valorant"}
+    assert not [m for m in result.mentions if "overwatch_and" in m.key]
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("Alright Tom, see you soon!", "Tom"),
+        ("I just moved to Lisbon- it's amazing.", "Lisbon"),
+    ],
+)
+def test_greetings_and_punctuation_never_fuse_into_a_name(
+    extractor: Extractor, text: str, label: str
+) -> None:
+    result = extractor.extract(text, "Dana")
+    named = [m.label for m in result.mentions if not m.as_speaker and m.type != "topic"]
+    assert named == [label]
+
+
+def test_a_chunk_run_across_a_dash_is_no_topic(extractor: Extractor) -> None:
+    """ "the Feynman Technique - 20 minutes": two phrases, not one topic fused from both."""
+    result = extractor.extract("I used the Feynman Technique - 20 minutes a day.", "Dana")
+    assert not [m for m in result.mentions if "technique_minute" in m.key], result.mentions
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I'm planning to take the plunge next year.",  # PLANS plunge, before
+        "I made a scene at the party.",  # MADE scene
+        "I want to make my mark in the industry.",  # PLANS mark
+        "I'm planning to spread my wings.",  # PLANS wing ("spread one's wings")
+        "I made a promise to my son.",  # MADE promise (rated abstract: 2.0)
+    ],
+)
+def test_an_expression_rated_figurative_states_no_fact(extractor: Extractor, sentence: str) -> None:
+    """Verb phrases Muraki et al. list and rate below 3 as a whole, and nouns Brysbaert et al.
+    rate abstract, are no objects of PLANS or MADE (extraction/concreteness.py)."""
+    result = extractor.extract(sentence, "Dana")
+    assert not [r for r in result.relations if r.type in {"PLANS", "MADE"}], result.relations
+
+
+@pytest.mark.parametrize(
+    ("sentence", "fact"),
+    [
+        # listed expressions below 3 whose object a word list names: the course, the club
+        ("I took a course in pottery last year.", ("ATTENDED", "topic:course")),
+        ("I joined the club last month.", ("MEMBER_OF", "topic:club")),
+        # literal expressions are rated concrete: "play the guitar" 4.5
+        ("I played the guitar all night.", ("PLAYS", "topic:guitar")),
+    ],
+)
+def test_a_literal_phrase_keeps_its_fact(
+    extractor: Extractor, sentence: str, fact: tuple[str, str]
+) -> None:
+    result = extractor.extract(sentence, "Dana")
+    assert fact in {(r.type, r.dst) for r in result.relations}, result.relations
+
+
+@pytest.mark.parametrize(
+    ("sentence", "liked"),
+    [
+        ("I love escaping into a good story.", set()),  # "escaping" alone misnames it
+        ("I enjoy watching my dogs play.", set()),
+        # valuing the creating is not valuing the art: nothing said of the art alone
+        ("Creating art has always mattered to me.", set()),
+        ("I love hiking in the mountains.", {"topic:hiking"}),  # where: the hiking stands
+        ("I love traveling.", {"topic:traveling"}),
+    ],
+)
+def test_a_gerund_cut_from_what_completes_it_is_no_object(
+    extractor: Extractor, sentence: str, liked: set[str]
+) -> None:
+    result = extractor.extract(sentence, "Dana")
+    assert {r.dst for r in result.relations if r.type == "LIKES"} == liked
+
+
+def test_a_gerund_with_company_is_still_the_activity(extractor: Extractor) -> None:
+    result = extractor.extract("I went hiking with my friends.", "Dana")
+    assert ("PRACTICES", "topic:hiking") in {(r.type, r.dst) for r in result.relations}
+
+
+@pytest.mark.parametrize(
+    ("text", "pet"),
+    [
+        ("Guess what, I got a puppy last week! Her name is Coco.", ("pet:coco", "puppy")),
+        ("We adopted a kitten. His name is Milo.", ("pet:milo", "kitten")),
+        ("I got a puppy two weeks ago! Her name's Coco.", ("pet:coco", "puppy")),
+    ],
+)
+def test_the_name_given_to_a_pet_just_mentioned_is_the_pet(
+    extractor: Extractor, text: str, pet: tuple[str, str]
+) -> None:
+    result = extractor.extract(text, "Dana")
+    assert ("person:dana", "HAS_PET", *pet) in {
+        (r.src, r.type, r.dst, r.role) for r in result.relations
+    }
+    assert not [
+        m for m in result.mentions if m.key.endswith(pet[0].split(":")[1]) and m.type != "pet"
+    ]
+
+
+def test_a_finished_title_is_not_made(extractor: Extractor) -> None:
+    """ "Just finished 'A Dance with Dragons'": read, watched or played — not written."""
+    result = extractor.extract('Just finished "A Dance with Dragons", what a story!', "Dana")
+    assert not [r for r in result.relations if r.type == "MADE"], result.relations
+
+
+@pytest.mark.parametrize(
+    ("sentence", "planned"),
+    [
+        ("I'm organizing a party next month.", {"topic:party"}),
+        ("My wife and I hosted a small get-together with friends.", set()),
+        ("We have organized a fundraiser for the shelter.", set()),
+    ],
+)
+def test_what_was_organised_already_is_no_plan(
+    extractor: Extractor, sentence: str, planned: set[str]
+) -> None:
+    result = extractor.extract(sentence, "Dana")
+    assert {r.dst for r in result.relations if r.type == "PLANS"} == planned
+
+
+@pytest.mark.parametrize(
+    ("sentence", "fact"),
+    [
+        ("Yesterday I took the kids to the museum.", ("VISITED", "topic:museum")),
+        ("I took a road trip last week.", ("ATTENDED", "topic:road_trip")),
+        ("I won my first chess tournament last week!", ("ATTENDED", "topic:chess_tournament")),
+        ("Last Friday I did a charity event.", ("ATTENDED", "topic:charity_event")),
+        ("Pottery is a huge part of my life.", ("LIKES", "topic:pottery")),
+        ("Gardening brings me so much joy.", ("LIKES", "topic:gardening")),
+        # a clause with its own subject is not the modal clause it hangs from
+        ("I made a chocolate cake, maybe you would like it!", ("MADE", "topic:chocolate_cake")),
+    ],
+)
+def test_facts_said_in_other_words(
+    extractor: Extractor, sentence: str, fact: tuple[str, str]
+) -> None:
+    result = extractor.extract(sentence, "Dana")
+    assert ("person:dana", *fact) in {(r.src, r.type, r.dst) for r in result.relations}
+
+
+@pytest.mark.parametrize(
+    ("sentence", "cheers"),
+    [
+        ("Keep it up, you're doing great!", True),
+        ("Don't give up, buddy!", True),
+        ("Hang in there and you'll find it soon!", True),
+        ("You got this!", True),
+        # the speaker's own going on, no imperative
+        ("I'm going to keep going no matter what.", False),
+        ("They give me the strength to keep going.", False),
+        ("Gonna keep pushing and working hard.", False),
+        ("Should I keep going?", False),
+    ],
+)
+def test_encouragement_to_the_listener_is_support(
+    extractor: Extractor, sentence: str, cheers: bool
+) -> None:
+    result = extractor.extract(sentence, "Dana")
+    support = ("person:dana", "SUPPORTS", "ref:addressee")
+    assert (support in {(r.src, r.type, r.dst) for r in result.relations}) is cheers
+
+
+@pytest.mark.parametrize(
+    ("sentence", "fact"),
+    [
+        # a relative clause's noun is its verb's object
+        ("Check out this vase I made!", ("MADE", "topic:vase")),
+        (
+            "The homeless shelter I volunteer at is great.",
+            ("VOLUNTEERS_AT", "topic:homeless_shelter"),
+        ),
+        # events had or classes started, in the past, were attended
+        ("Last weekend I had a picnic with some friends.", ("ATTENDED", "topic:picnic")),
+        (
+            "I started a weekend yoga class with a colleague.",
+            ("ATTENDED", "topic:weekend_yoga_class"),
+        ),
+        ("We went camping with the kids two weekends ago.", ("PRACTICES", "topic:camping")),
+        ("And yup, I do: Oscar, my guinea pig.", ("HAS_PET", "pet:oscar")),
+    ],
+)
+def test_facts_of_relative_clauses_events_and_pets(
+    extractor: Extractor, sentence: str, fact: tuple[str, str]
+) -> None:
+    result = extractor.extract(sentence, "Dana")
+    assert ("person:dana", *fact) in {(r.src, r.type, r.dst) for r in result.relations}
+
+
+@pytest.mark.parametrize(
+    ("sentence", "noun"),
+    [
+        ("It's one of the reasons I love traveling.", "topic:reason"),  # its own complement
+        ("I'm having a party next week.", "topic:party"),  # not yet: no attending
+    ],
+)
+def test_no_fact_of_a_relative_adverb_or_a_future_event(
+    extractor: Extractor, sentence: str, noun: str
+) -> None:
+    result = extractor.extract(sentence, "Dana")
+    assert not [r for r in result.relations if r.dst == noun], result.relations

@@ -317,3 +317,27 @@ def test_a_role_names_a_person_the_tagger_did_not(api: Api) -> None:
     _say(api, user, [("Dana", "My dog Ana is a poodle.")], session="s2")
     keys = _entity_keys(api, user)
     assert "person:ana" in keys
+
+
+def test_a_title_said_later_corrects_the_taggers_guess(api: Api) -> None:
+    """ "Stardew Valley" alone (the small model: a place), then "the game Stardew Valley": one
+    work, the first memory mentions it, and a later bare mention is the work too."""
+    user = "kg-title"
+    first = _say(api, user, [("Dana", "I spent the whole evening in Stardew Valley.")])
+    assert "place:stardew_valley" in _entity_keys(api, user)
+    _say(api, user, [("Dana", "I love the game Stardew Valley so much.")], session="s2")
+    _say(api, user, [("Dana", "Stardew Valley has a new update out.")], session="s3")
+    keys = _entity_keys(api, user)
+    assert "work:stardew_valley" in keys and "place:stardew_valley" not in keys
+    card = _card(api, user, "work:stardew_valley")
+    assert card is not None and first[0] in {m["id"] for m in card["memories"]}
+    assert ("LIKES", "in", "person:dana") in _facts(card)
+
+
+def test_a_nickname_of_a_speaker_is_the_speaker(api: Api) -> None:
+    user = "kg-nickname"
+    _say(api, user, [("Elizabeth", "I just got back from Lisbon."), ("Ana", "Welcome back!")])
+    _say(api, user, [("Ana", "Liz told me all about her trip.")], session="s2")
+    keys = _entity_keys(api, user)
+    assert "person:elizabeth" in keys
+    assert not {"person:liz", "org:liz", "place:liz"} & keys

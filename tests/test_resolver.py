@@ -85,6 +85,47 @@ def test_short_form_resolves_to_the_only_longer_first_name() -> None:
     assert _keys(_resolve(resolver, Mention("person:ca", "person", "Ca"))) == ["person:ca"]
 
 
+def test_a_nickname_is_the_known_person_whatever_the_tagger_said() -> None:
+    """ "Liz" (the tagger: an org) beside the known Elizabeth is Elizabeth: the `nicknames`
+    table knows Liz as a short form of Elizabeth; a nickname two known people share is
+    nobody's."""
+    resolver = Resolver([KnownEntity("person:elizabeth", "person", "Elizabeth")])
+    assert _keys(_resolve(resolver, Mention("org:liz", "org", "Liz"))) == ["person:elizabeth"]
+    resolver.learn(KnownEntity("person:robert", "person", "Robert"))
+    assert _keys(_resolve(resolver, Mention("place:bob", "place", "Bob"))) == ["person:robert"]
+    # a full name is not a known nickname's person, and one text naming both names two people
+    known_bobby = Resolver([KnownEntity("person:bobby", "person", "Bobby")])
+    assert _keys(_resolve(known_bobby, Mention("person:robert", "person", "Robert"))) == [
+        "person:robert"
+    ]
+    two = _resolve(
+        Resolver([KnownEntity("person:robert", "person", "Robert")]),
+        Mention("person:bobby", "person", "Bobby"),
+        Mention("person:robert", "person", "Robert"),
+    )
+    assert sorted(_keys(two)) == ["person:bobby", "person:robert"]
+    resolver.learn(KnownEntity("person:alexander", "person", "Alexander"))
+    resolver.learn(KnownEntity("person:alexandra", "person", "Alexandra"))
+    assert _keys(_resolve(resolver, Mention("person:alex", "person", "Alex"))) == ["person:alex"]
+
+
+def test_a_title_said_by_evidence_corrects_the_taggers_guess() -> None:
+    """ "Stardew Valley" the tagger took for a place, then "the game Stardew Valley": the place
+    merges into the work, and a later bare mention under any guess is the work."""
+    resolver = Resolver([KnownEntity("place:stardew_valley", "place", "Stardew Valley")])
+    out = _resolve(resolver, Mention("work:stardew_valley", "work", "Stardew Valley", typed=True))
+    assert _keys(out) == ["work:stardew_valley"]
+    assert out.merges == [("place:stardew_valley", "work:stardew_valley")]
+    later = _resolve(resolver, Mention("org:stardew_valley", "org", "Stardew Valley"))
+    assert _keys(later) == ["work:stardew_valley"]
+
+
+def test_a_title_from_the_taggers_label_alone_corrects_nothing() -> None:
+    resolver = Resolver([KnownEntity("person:sam", "person", "Sam")])
+    out = _resolve(resolver, Mention("work:sam", "work", "Sam"))
+    assert _keys(out) == ["person:sam"] and out.merges == []
+
+
 def test_a_name_called_out_to_is_the_listener_it_begins_like() -> None:
     resolver = Resolver()
     speakers = [
