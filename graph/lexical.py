@@ -65,11 +65,16 @@ class LexicalScores:
     grew with the user's history, and most of it was never read). `ids` and `positions` are the
     index's own append-only structures, not copies: positions past the array are newer writes."""
 
-    def __init__(self, ids: Sequence[str], positions: dict[str, int], raw: Scores) -> None:
+    def __init__(
+        self, ids: Sequence[str], positions: dict[str, int], raw: Scores, unknown: float = 0.0
+    ) -> None:
         self._ids = ids
         self._positions = positions
         self._raw = raw
         self.best = float(raw.max()) if len(raw) else 0.0
+        # the share of the query's terms, weighted by IDF, that no memory holds ("Sacramento"
+        # asked of a history that never names it): evidence for the block's confidence
+        self.unknown = unknown
 
     def top(self, k: int) -> list[str]:
         """Ids of the `k` best-scoring memories that share a term with the query, best first."""
@@ -189,7 +194,14 @@ class LexicalIndex:
             raw = np.concatenate([base, tail]) if len(tail) else base
             if self._removed:
                 raw[[self._positions[i] for i in self._removed]] = 0.0
-            return LexicalScores(self._ids, self._positions, raw)
+            return LexicalScores(self._ids, self._positions, raw, self._unknown(terms))
+
+    def _unknown(self, terms: list[str]) -> float:
+        """The IDF-weighted share of `terms` that no memory holds (under the lock)."""
+        documents = len(self._ids)
+        weights = [(_idf(self._df.get(t, 0), documents), self._df.get(t, 0)) for t in terms]
+        total = sum(w for w, _ in weights)
+        return sum(w for w, df in weights if df == 0) / total if total > 0 else 0.0
 
     def _base_scores(self, terms: list[str]) -> Scores:
         """bm25s scores of the base, each term's rescaled from the base's IDF to the IDF of base

@@ -1,0 +1,211 @@
+"""How far a context block can be trusted, the floor under its memories, and the messages that
+give one person's fact to another: a stage after ranking (graph/recall/retrieval.py). Pure: it
+reads only what the lookup and the ranking already hold, and changes no score or order.
+
+- `find_conflicts`: the message names a person and a thing (a seed that is not a person) that
+  the graph holds, through a typed relation, for other people and not for the named one ("what
+  did Caroline realise after her charity race?" when the race is Melanie's). Co-occurrence
+  (`RELATED_TO`) is no fact and never counts.
+- `Signals` → `confidence`: a logistic model over the evidence the ranking has — the best
+  candidates' cosine to the message, the share of the message's words no memory holds, whether
+  the best memories were said by the person the message names, whether the relations it cues
+  were found for that person, and a conflict. Its weights (`CALIBRATION`) were fitted on the dev
+  splits of LoCoMo and LongMemEval (docs/retrieval.md says how, and how well it separates).
+- `above_floor`: the memories whose score reaches `min_score` (a preset knob, or the caller's
+  `minScore`); when none does, the block says that nothing relevant was found.
+
+Must not import the store or the service: its inputs are plain values.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from extraction.model import KnownEntity
+from graph.recall.stages import Scored, Seeds
+from graph.records import EntityRecord, MemoryFacts
+
+CO_OCCURRENCE = "RELATED_TO"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Conflict:
+    """The message gives `target` to `asked`; the graph holds it for `found` (through
+    `relation`, stated by the memories `evidence`) and holds no typed fact of it for `asked`."""
+
+    asked: str
+    found: str
+    relation: str
+    target: str
+    evidence: tuple[str, ...]
+    count: int = 1  # how often the relation was stated
+    note: str = ""  # the [NOTE] line, once the block has named the people and the thing
+
+
+@dataclass(frozen=True, kw_only=True)
+class Signals:
+    """What the ranking found, each in [0, 1] (docs/retrieval.md)."""
+
+    dense: float  # the best cosine of a candidate to the message (or a part of it)
+    unknown: float  # the share of the message's words (by IDF) that no memory holds
+    # of the best `PERSON_TOP` memories, the share said by a person the message is about (0.5
+    # when it names no one who said anything, so that a message about nobody in particular, or
+    # about someone who never speaks in the memory, is not penalised)
+    person: float
+    conflict: float  # 1 when find_conflicts found one
+    flagged: float  # 1 when one of them is well attested (a [NOTE] line)
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A logistic model: confidence = σ(intercept + Σ weight · signal)."""
+
+    intercept: float
+    dense: float
+    unknown: float
+    person: float
+    conflict: float
+    flagged: float
+
+
+# fitted on the dev splits (LoCoMo categories 1-4 vs 5, LongMemEval non-_abs vs _abs, each
+# dataset and class weighted equally), see docs/retrieval.md "Confidence"
+CALIBRATION = Calibration(
+    intercept=-1.198, dense=1.717, unknown=-1.379, person=1.94, conflict=-1.712, flagged=-0.82
+)
+PERSON_TOP = 5
+
+
+def confidence(signals: Signals, calibration: Calibration = CALIBRATION) -> float:
+    """The calibrated chance that the block holds what the message asks (0–1)."""
+    z = calibration.intercept
+    z += calibration.dense * signals.dense + calibration.unknown * signals.unknown
+    z += calibration.person * signals.person + calibration.conflict * signals.conflict
+    z += calibration.flagged * signals.flagged
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def person_share(
+    ranked: Sequence[Scored[MemoryFacts]], people: Sequence[str], speakers: Collection[str]
+) -> float:
+    """Of the best PERSON_TOP memories, the share said by one of `people`; 0.5 (no evidence
+    either way) when the message names no one who said any candidate (`speakers`): a user
+    telling an assistant about their sister Ana is never answered by Ana's own words."""
+    if not set(people) & set(speakers):
+        return 0.5
+    top = [s for s in ranked if s.memory.kind != "episode"][:PERSON_TOP]
+    if not top:
+        return 0.0
+    wanted = set(people)
+    return sum(1 for s in top if wanted & set(s.memory.speaker_keys)) / len(top)
+
+
+def find_conflicts(seeds: Seeds, cards: Mapping[str, EntityRecord]) -> list[Conflict]:
+    """For each seed that is not a person, the people its card links to by a typed relation;
+    when there are some and none is a person the message is about, one conflict per relation
+    found (strongest first, as the card lists them). `flagged` keeps the well-attested ones."""
+    asked = [p for p in seeds.people if p.startswith("person:")]
+    if not asked:
+        return []
+    out: list[Conflict] = []
+    for key in seeds.keys:
+        card = cards.get(key)
+        if key.startswith("person:") or card is None:
+            continue
+        held = [r for r in card.relations if r.target.startswith("person:")]
+        held = [r for r in held if r.type != CO_OCCURRENCE]
+        if not held or any(r.target in asked for r in held):
+            continue
+        out += [
+            Conflict(
+                asked=asked[0],
+                found=r.target,
+                relation=r.type,
+                target=key,
+                evidence=tuple(r.evidence),
+                count=r.count,
+            )
+            for r in held
+        ]
+    return out
+
+
+def flagged(conflicts: Sequence[Conflict], min_count: int) -> list[Conflict]:
+    """The conflicts worth a note: the other person's relations to the thing were stated at
+    least `min_count` times in all. A fact stated once is too often the extractor's slip (the
+    dev split's false flags on answerable questions fell from 6.8% to 1.1%, docs/retrieval.md)."""
+    totals: dict[tuple[str, str], int] = {}
+    for c in conflicts:
+        totals[(c.target, c.found)] = totals.get((c.target, c.found), 0) + c.count
+    return [c for c in conflicts if totals[(c.target, c.found)] >= min_count]
+
+
+def above_floor(
+    ranked: Sequence[Scored[MemoryFacts]], min_score: float
+) -> list[Scored[MemoryFacts]]:
+    """The memories whose score reaches the floor, in their order."""
+    return [s for s in ranked if s.score >= min_score]
+
+
+def with_notes(conflicts: Sequence[Conflict], known: Mapping[str, KnownEntity]) -> list[Conflict]:
+    """Each conflict with its [NOTE] line, one line per thing and person found, naming every
+    relation found: `[NOTE] the memory has the charity race as Melanie's, not Caroline's
+    (ATTENDED, PLANS)`."""
+
+    def name(key: str) -> str:
+        entity = known.get(key)
+        return entity.label if entity else key.split(":", 1)[-1].replace("_", " ")
+
+    types: dict[tuple[str, str], list[str]] = {}
+    for c in conflicts:
+        types.setdefault((c.target, c.found), []).append(c.relation)
+    return [
+        replace(
+            c,
+            note=f"[NOTE] the memory has the {name(c.target)} as {name(c.found)}'s, not "
+            f"{name(c.asked)}'s ({', '.join(dict.fromkeys(types[(c.target, c.found)]))})",
+        )
+        for c in conflicts
+    ]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Assessment:
+    """What the stage hands to the block: the confidence, its signals, and the conflicts."""
+
+    confidence: float
+    signals: Signals
+    conflicts: list[Conflict]
+
+
+def assess(
+    seeds: Seeds,
+    cards: Mapping[str, EntityRecord],
+    ranked: Sequence[Scored[MemoryFacts]],
+    evidence: MatchEvidence,
+    min_count: int,
+) -> Assessment:
+    """The block's confidence and its flagged conflicts from the lookup (`seeds`, their
+    `cards`), the ranking, and how well the candidates matched the message."""
+    conflicts = find_conflicts(seeds, cards)
+    noted = flagged(conflicts, min_count)
+    signals = Signals(
+        dense=min(1.0, max(0.0, evidence.dense)),
+        unknown=min(1.0, max(0.0, evidence.unknown)),
+        person=person_share(ranked, seeds.people, evidence.speakers),
+        conflict=1.0 if conflicts else 0.0,
+        flagged=1.0 if noted else 0.0,
+    )
+    return Assessment(confidence=confidence(signals), signals=signals, conflicts=noted)
+
+
+@dataclass(frozen=True, kw_only=True)
+class MatchEvidence:
+    """How well the candidates matched the message: the best cosine of any, the share of the
+    message's words (by IDF) that no memory holds, and who said the candidates."""
+
+    dense: float
+    unknown: float
+    speakers: frozenset[str] = frozenset()  # who said any of the candidates
