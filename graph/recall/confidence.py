@@ -8,11 +8,13 @@ reads only what the lookup and the ranking already hold, and changes no score or
   (`RELATED_TO`) is no fact and never counts.
 - `Signals` → `confidence`: a logistic model over the evidence the ranking has — the best
   candidates' cosine to the message, the share of the message's words no memory holds, whether
-  the best memories were said by the person the message names, whether the relations it cues
-  were found for that person, and a conflict. Its weights (`CALIBRATION`) were fitted on the dev
-  splits of LoCoMo and LongMemEval (docs/retrieval.md says how, and how well it separates).
+  the best memories were said by the person the message names, and conflicts. Its weights
+  (`CALIBRATION`) were fitted on the dev splits of LoCoMo and LongMemEval (docs/retrieval.md says
+  how, and how well it separates). Whether a message's cued relations were found on the named
+  person's card was tried as a signal and separated nothing (AUROC 0.508 on LoCoMo dev).
 - `above_floor`: the memories whose score reaches `min_score` (a preset knob, or the caller's
-  `minScore`); when none does, the block says that nothing relevant was found.
+  `minScore`); a block whose confidence is below `min_confidence` shows none; a block left with
+  none says that nothing relevant was found.
 
 Must not import the store or the service: its inputs are plain values.
 """
