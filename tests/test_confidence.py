@@ -3,6 +3,8 @@ floor, the person share and the calibrated confidence; and how the block shows t
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from extraction.model import KnownEntity
@@ -21,6 +23,7 @@ from graph.recall.confidence import (
     find_conflicts,
     flagged,
     person_share,
+    thing_share,
     with_notes,
 )
 from graph.recall.request import ContextRequest, check_request
@@ -121,11 +124,25 @@ def test_person_share_counts_the_best_five_said_by_the_named_person() -> None:
     assert person_share(ranked, ["person:ana"], {CAROLINE, MELANIE}) == 0.5
 
 
+def test_thing_share_is_who_talks_about_the_things_named() -> None:
+    def about(i: int, speaker: str, *keys: str) -> MemoryFacts:
+        facts = _scored(i, 0.5, speaker).memory
+        return replace(facts, entity_keys=(speaker, *keys))
+
+    said = [about(1, MELANIE, RACE), about(2, MELANIE, RACE), about(3, CAROLINE, RACE)]
+    said.append(about(4, CAROLINE))  # says nothing of the race: not counted
+    both = {CAROLINE, MELANIE}
+    assert thing_share(_seeds([CAROLINE]), said, both) == pytest.approx(1 / 3)
+    assert thing_share(_seeds([MELANIE]), said, both) == pytest.approx(2 / 3)
+    assert thing_share(Seeds([CAROLINE], frozenset(), [CAROLINE]), said, both) == 0.5
+    assert thing_share(_seeds(["person:ana"]), said, both) == 0.5
+
+
 def test_confidence_is_a_logistic_of_the_signals() -> None:
-    signals = Signals(dense=0.8, unknown=0.0, person=1.0, conflict=0.0, flagged=0.0)
-    flat = Calibration(0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    signals = Signals(dense=0.8, unknown=0.0, person=1.0, thing=1.0, conflict=0.0, flagged=0.0)
+    flat = Calibration(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     assert confidence(signals, flat) == 0.5
-    worse = Signals(dense=0.3, unknown=0.5, person=0.0, conflict=1.0, flagged=1.0)
+    worse = Signals(dense=0.3, unknown=0.5, person=0.0, thing=0.0, conflict=1.0, flagged=1.0)
     assert 0.0 < confidence(worse) < confidence(signals) < 1.0
 
 
@@ -133,8 +150,9 @@ def test_assess_reports_flagged_conflicts_and_a_lower_confidence() -> None:
     cards = {RACE: _card(RACE, RelationRecord("ATTENDED", "in", MELANIE, 3, evidence=("m1",)))}
     ranked = [_scored(1, 0.9)]
     match = MatchEvidence(dense=0.6, unknown=0.0, speakers=frozenset({CAROLINE, MELANIE}))
-    wrong = assess(_seeds([CAROLINE]), cards, ranked, match, min_count=2)
-    right = assess(_seeds([MELANIE]), cards, ranked, match, min_count=2)
+    said = [s.memory for s in ranked]
+    wrong = assess(_seeds([CAROLINE]), cards, ranked, said, match, min_count=2)
+    right = assess(_seeds([MELANIE]), cards, ranked, said, match, min_count=2)
     assert [c.found for c in wrong.conflicts] == [MELANIE]
     assert right.conflicts == []
     assert wrong.confidence < right.confidence

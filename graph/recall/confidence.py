@@ -8,7 +8,8 @@ reads only what the lookup and the ranking already hold, and changes no score or
   (`RELATED_TO`) is no fact and never counts.
 - `Signals` → `confidence`: a logistic model over the evidence the ranking has — the best
   candidates' cosine to the message, the share of the message's words no memory holds, whether
-  the best memories were said by the person the message names, and conflicts. Its weights
+  the best memories, and the memories about the things it names, were said by the person it
+  names, and conflicts. Its weights
   (`CALIBRATION`) were fitted on the dev splits of LoCoMo and LongMemEval (docs/retrieval.md says
   how, and how well it separates). Whether a message's cued relations were found on the named
   person's card was tried as a signal and separated nothing (AUROC 0.508 on LoCoMo dev).
@@ -22,7 +23,7 @@ Must not import the store or the service: its inputs are plain values.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from extraction.model import KnownEntity
@@ -56,6 +57,10 @@ class Signals:
     # when it names no one who said anything, so that a message about nobody in particular, or
     # about someone who never speaks in the memory, is not penalised)
     person: float
+    # of the candidates that mention a thing the message names (a seed that is not a person),
+    # the share said by a person the message is about: the owner of a race talks about it, the
+    # friend asks about it (0.5 when no candidate mentions one, or as for `person`)
+    thing: float
     conflict: float  # 1 when find_conflicts found one
     flagged: float  # 1 when one of them is well attested (a [NOTE] line)
 
@@ -68,15 +73,22 @@ class Calibration:
     dense: float
     unknown: float
     person: float
+    thing: float
     conflict: float
     flagged: float
 
 
 # a logistic regression of "the question is answerable" on the signals, fitted on the dev splits
-# (LoCoMo's 997 questions of categories 1-5 and a 15-question LongMemEval sample, each dataset
+# (LoCoMo's 997 questions of categories 1-5 and a 15-question LongMemEval sample, each data set
 # weighted by the square root of its share; L2 1.0), see docs/retrieval.md "Confidence"
 CALIBRATION = Calibration(
-    intercept=-2.037, dense=3.202, unknown=-1.653, person=1.751, conflict=-1.635, flagged=-0.213
+    intercept=-3.015,
+    dense=3.561,
+    unknown=-1.587,
+    person=1.436,
+    thing=2.01,
+    conflict=-1.021,
+    flagged=-0.036,
 )
 PERSON_TOP = 5
 
@@ -85,8 +97,8 @@ def confidence(signals: Signals, calibration: Calibration = CALIBRATION) -> floa
     """The calibrated chance that the block holds what the message asks (0–1)."""
     z = calibration.intercept
     z += calibration.dense * signals.dense + calibration.unknown * signals.unknown
-    z += calibration.person * signals.person + calibration.conflict * signals.conflict
-    z += calibration.flagged * signals.flagged
+    z += calibration.person * signals.person + calibration.thing * signals.thing
+    z += calibration.conflict * signals.conflict + calibration.flagged * signals.flagged
     return 1.0 / (1.0 + math.exp(-z))
 
 
@@ -103,6 +115,19 @@ def person_share(
         return 0.0
     wanted = set(people)
     return sum(1 for s in top if wanted & set(s.memory.speaker_keys)) / len(top)
+
+
+def thing_share(
+    seeds: Seeds, candidates: Iterable[MemoryFacts], speakers: Collection[str]
+) -> float:
+    """Of the candidates that mention a seed that is not a person, the share said by one of
+    the message's people; 0.5 when none mentions one or no named person said any candidate."""
+    people = set(seeds.people)
+    if not people & set(speakers):
+        return 0.5
+    things = {k for k in seeds.keys if not k.startswith("person:")}
+    said = [bool(people & set(m.speaker_keys)) for m in candidates if things & set(m.entity_keys)]
+    return sum(said) / len(said) if said else 0.5
 
 
 def find_conflicts(seeds: Seeds, cards: Mapping[str, EntityRecord]) -> list[Conflict]:
@@ -187,17 +212,20 @@ def assess(
     seeds: Seeds,
     cards: Mapping[str, EntityRecord],
     ranked: Sequence[Scored[MemoryFacts]],
+    candidates: Iterable[MemoryFacts],
     evidence: MatchEvidence,
     min_count: int,
 ) -> Assessment:
     """The block's confidence and its flagged conflicts from the lookup (`seeds`, their
-    `cards`), the ranking, and how well the candidates matched the message."""
+    `cards`), the ranking, the candidates as gathered, and how well they matched the
+    message."""
     conflicts = find_conflicts(seeds, cards)
     noted = flagged(conflicts, min_count)
     signals = Signals(
         dense=min(1.0, max(0.0, evidence.dense)),
         unknown=min(1.0, max(0.0, evidence.unknown)),
         person=person_share(ranked, seeds.people, evidence.speakers),
+        thing=thing_share(seeds, candidates, evidence.speakers),
         conflict=1.0 if conflicts else 0.0,
         flagged=1.0 if noted else 0.0,
     )

@@ -110,12 +110,7 @@ def _retrieve(
         if parts is not None:
             parts.cancel()  # as the message's: a failed call leaves no work queued
     ranked = _rank(service, request, as_of, found, candidates)
-    match = MatchEvidence(
-        dense=max(candidates.cosine.values(), default=0.0),
-        unknown=candidates.lexical.unknown,
-        speakers=frozenset(k for m in candidates.facts.values() for k in m.speaker_keys),
-    )
-    assessment = assess(found.seeds, found.cards, ranked, match, request.config.conflict_min_count)
+    assessment = _assess(request, found, candidates, ranked)
     # below the floors nothing is shown: the block says that nothing relevant was found
     sure = assessment.confidence >= request.confidence_floor
     ranked = above_floor(ranked, request.floor) if sure else []
@@ -165,6 +160,23 @@ def _rank(
     if config.repeat_cosine < 1:
         ranked = collapse_repeats(service, request, ranked)
     return ranked
+
+
+def _assess(
+    request: ContextRequest,
+    found: Lookup,
+    candidates: Candidates,
+    ranked: list[Scored[MemoryFacts]],
+) -> Assessment:
+    """The confidence stage (graph/recall/confidence.py) on what the lookup, the candidates and
+    the ranking hold: no statement of its own."""
+    facts = candidates.facts.values()
+    match = MatchEvidence(
+        dense=max(candidates.cosine.values(), default=0.0),
+        unknown=candidates.lexical.unknown,
+        speakers=frozenset(k for m in facts for k in m.speaker_keys),
+    )
+    return assess(found.seeds, found.cards, ranked, facts, match, request.config.conflict_min_count)
 
 
 def _compose(
