@@ -23,6 +23,7 @@ from graph.recall.confidence import (
     find_conflicts,
     flagged,
     person_share,
+    structural_match,
     thing_share,
     with_notes,
 )
@@ -114,6 +115,13 @@ def test_the_floor_keeps_the_order_of_what_reaches_it() -> None:
     ranked = [_scored(1, 0.9), _scored(2, 0.5), _scored(3, 0.7)]
     assert [s.score for s in above_floor(ranked, 0.6)] == [0.9, 0.7]
     assert above_floor(ranked, 0.0) == ranked
+
+
+def test_a_memory_found_by_time_or_relation_is_a_structural_match() -> None:
+    plain = _scored(1, 0.9)
+    assert not structural_match([plain]) and not structural_match([])
+    for why in ("time", "relation:ATTENDED:topic:charity_race"):
+        assert structural_match([replace(plain, via=("similarity", why))])
 
 
 def test_person_share_counts_the_best_five_said_by_the_named_person() -> None:

@@ -170,6 +170,16 @@ def flagged(conflicts: Sequence[Conflict], min_count: int) -> list[Conflict]:
     return [c for c in conflicts if totals[(c.target, c.found)] >= min_count]
 
 
+def structural_match(ranked: Sequence[Scored[MemoryFacts]]) -> bool:
+    """Whether the best memory was found by the time the message names or as the evidence of a
+    relation it asks about: then something did match, however low the confidence ("what did we
+    do on May 13?" shares few words with "we went camping last Saturday"), and the confidence
+    floor does not empty the block."""
+    if not ranked:
+        return False
+    return any(v == "time" or v.startswith("relation:") for v in ranked[0].via)
+
+
 def above_floor(
     ranked: Sequence[Scored[MemoryFacts]], min_score: float
 ) -> list[Scored[MemoryFacts]]:

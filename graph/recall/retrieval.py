@@ -31,6 +31,7 @@ from graph.recall.confidence import (
     MatchEvidence,
     above_floor,
     assess,
+    structural_match,
     with_notes,
 )
 from graph.recall.lookup import Lookup, look_up
@@ -112,7 +113,7 @@ def _retrieve(
     ranked = _rank(service, request, as_of, found, candidates)
     assessment = _assess(request, found, candidates, ranked)
     # below the floors nothing is shown: the block says that nothing relevant was found
-    sure = assessment.confidence >= request.confidence_floor
+    sure = assessment.confidence >= request.confidence_floor or structural_match(ranked)
     ranked = above_floor(ranked, request.floor) if sure else []
     on_screen = {str(t.id) for t in (window.first + window.last)} if window else set()
     own_episode = f"episode:{request.session_id}" if request.session_id is not None else None
