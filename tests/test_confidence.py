@@ -115,6 +115,8 @@ def test_the_floor_keeps_the_order_of_what_reaches_it() -> None:
     ranked = [_scored(1, 0.9), _scored(2, 0.5), _scored(3, 0.7)]
     assert [s.score for s in above_floor(ranked, 0.6)] == [0.9, 0.7]
     assert above_floor(ranked, 0.0) == ranked
+    # a memory that holds every word of the message is kept whatever its score
+    assert [s.score for s in above_floor(ranked, 0.6, {ranked[1].memory.id})] == [0.9, 0.5, 0.7]
 
 
 def test_a_memory_found_by_time_or_relation_is_a_structural_match() -> None:

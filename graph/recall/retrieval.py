@@ -15,6 +15,7 @@ reads between them.
 
 from __future__ import annotations
 
+import math
 import time
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -112,9 +113,12 @@ def _retrieve(
             parts.cancel()  # as the message's: a failed call leaves no work queued
     ranked = _rank(service, request, as_of, found, candidates)
     assessment = _assess(request, found, candidates, ranked)
-    # below the floors nothing is shown: the block says that nothing relevant was found
+    # below the floors nothing is shown: the block says that nothing relevant was found. A
+    # memory holding every word of the message that memory knows ("the quokka plush" at the end
+    # of a long reply whose vector is about its start) matched, whatever its score
+    whole = candidates.lexical.top(1) if candidates.lexical.covered >= 1.0 else []
     sure = assessment.confidence >= request.confidence_floor or structural_match(ranked)
-    ranked = above_floor(ranked, request.floor) if sure else []
+    ranked = above_floor(ranked, request.floor if sure else math.inf, whole)
     on_screen = {str(t.id) for t in (window.first + window.last)} if window else set()
     own_episode = f"episode:{request.session_id}" if request.session_id is not None else None
     top, episodes = select(
