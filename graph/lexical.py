@@ -36,6 +36,9 @@ K1, B = 1.5, 0.75  # bm25s's defaults, used for the tail too
 # (a bulk import of a history is followed by a question that would otherwise pay for the build:
 # p50/p95 178/278 ms for the first question on LongMemEval's ~490-turn histories)
 WARM_AFTER = 64
+# a word at least this common in English (wordfreq's Zipf scale: "where" 6.0, "work" 6.0, "cost"
+# 5.2, "sacramento" 3.9) is never evidence that the memory lacks what a message asks
+COMMON_ZIPF = 5.5
 # bytes per document id, per distinct term and per tail token held in Python objects (`nbytes`)
 PER_DOCUMENT, PER_TERM, PER_TOKEN = 200, 190, 55
 
@@ -206,11 +209,17 @@ class LexicalIndex:
             return LexicalScores(self._ids, self._positions, raw, self._unknown(terms), covered)
 
     def _unknown(self, terms: list[str]) -> float:
-        """The IDF-weighted share of `terms` that no memory holds (under the lock)."""
+        """The IDF-weighted share of `terms` that no memory holds (under the lock). A very
+        common English word ("where", "do", "his": Zipf ≥ COMMON_ZIPF) that no memory holds is
+        not counted as unknown: a new user's three memories lack them by chance, a long history
+        never does."""
+        from wordfreq import zipf_frequency
+
         documents = len(self._ids)
-        weights = [(_idf(self._df.get(t, 0), documents), self._df.get(t, 0)) for t in terms]
-        total = sum(w for w, _ in weights)
-        return sum(w for w, df in weights if df == 0) / total if total > 0 else 0.0
+        weights = [(_idf(self._df.get(t, 0), documents), self._df.get(t, 0), t) for t in terms]
+        total = sum(w for w, _, _ in weights)
+        missing = [w for w, df, t in weights if df == 0 and zipf_frequency(t, "en") < COMMON_ZIPF]
+        return sum(missing) / total if total > 0 else 0.0
 
     def _covered(self, terms: list[str], raw: Scores) -> float:
         """Of the `terms` some memory holds, the IDF-weighted share that the best-scoring memory

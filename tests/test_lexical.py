@@ -163,3 +163,9 @@ def test_scores_say_which_words_no_memory_holds_and_what_the_best_memory_covers(
     assert index.scores("quokka").covered == 0.0  # one word is no match of a message
     index.add(["c"], ["Kim: a quokka plush on the train"])  # the tail counts as the base does
     assert index.scores("quokka plush train").covered == 1.0
+
+
+def test_common_words_no_memory_holds_are_not_unknown() -> None:
+    index = LexicalIndex(["a"], ["Alice: I work at a bakery in Leeds."])
+    assert index.scores("Where do I work?").unknown == 0.0  # "where", "do": common English
+    assert index.scores("Where is my ticket to Mars?").unknown == 0.5  # ticket, mars of 4
