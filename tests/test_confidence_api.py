@@ -96,7 +96,7 @@ def test_a_question_giving_one_persons_event_to_another_gets_the_note(keyed: Api
     note = "[NOTE] the memory has the charity race as Melanie's, not Caroline's"
     assert attended["note"].startswith(note)
     assert note in block["text"]
-    # asked about the person who did it: no note, and a higher confidence, the answer among the memories
+    # asked about the person who did it: no note, a higher confidence, the answer shown
     right = _context(keyed, "mel", "mel", "What did Melanie realise after her charity race?")
     assert right["conflicts"] == [] and "[NOTE]" not in right["text"]
     assert right["confidence"] > block["confidence"]
