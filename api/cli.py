@@ -229,6 +229,8 @@ def context(args: argparse.Namespace) -> int:
         speaker=args.speaker,
         session_id=args.session,
         config=preset(args.profile),
+        min_score=args.min_score,
+        min_confidence=args.min_confidence,
     )
     runtime = start(_existing(_settings(args)))
     try:
@@ -243,6 +245,8 @@ def context(args: argparse.Namespace) -> int:
                     "tokens": result.tokens,
                     "seeds": result.seeds,
                     "expanded": result.expanded,
+                    "confidence": round(result.confidence, 4),
+                    "conflicts": [c.note for c in result.conflicts],
                     "memories": [
                         {
                             "id": s.memory.id,
@@ -344,6 +348,8 @@ def _context_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--as-of", help="answer as of this ISO 8601 time (default now)")
     p.add_argument("--speaker", help="who is asking (default: the user's main speaker)")
     p.add_argument("--session", help="the current session id (adds its turn window)")
+    p.add_argument("--min-score", type=float, help="relevance floor (default: the preset's)")
+    p.add_argument("--min-confidence", type=float, help="confidence floor (default: the preset's)")
     p.add_argument("--json", action="store_true", help="print JSON instead of the text block")
     p.set_defaults(func=context)
 

@@ -218,6 +218,15 @@ def _memory(record: MemoryRecord) -> dict[str, Any]:
 
 # -- tools --------------------------------------------------------------------------------------
 
+# the same meaning as `context(minScore:)` in GraphQL
+MIN_SCORE = (
+    "Relevance floor: memories scoring below it are left out, and a block left with none says "
+    "nothing relevant was found. Leave empty for the default."
+)
+MIN_CONFIDENCE = (
+    "Below this confidence (0-1) the block shows no memory and says nothing relevant was found. "
+    "Leave empty for the default; 0 keeps all."
+)
 # the same meaning as `context(speaker:)` in GraphQL
 ASKER = (
     "Who is asking, by the name their turns were remembered under: 'I' in the message is then "
@@ -276,6 +285,8 @@ class _Asked:
     session_id: str | None = None
     as_of: float | None = None
     speaker: str | None = None
+    min_score: float | None = None
+    min_confidence: float | None = None
 
 
 async def _retrieved(
@@ -291,6 +302,8 @@ async def _retrieved(
         speaker=asked.speaker,
         session_id=asked.session_id,
         config=preset(DEFAULT_PROFILE),
+        min_score=asked.min_score,
+        min_confidence=asked.min_confidence,
     )
     return await call(retrieve, service, request)
 
@@ -316,18 +329,36 @@ async def get_context(
         datetime | None, Field(description="Answer as of this time (ISO 8601).")
     ] = None,
     speaker: Annotated[str | None, Field(description=ASKER)] = None,
+    min_score: Annotated[float | None, Field(description=MIN_SCORE)] = None,
+    min_confidence: Annotated[float | None, Field(description=MIN_CONFIDENCE)] = None,
     user_id: UserArg = None,
 ) -> dict[str, Any]:
     """Before answering the user, call this with their message: it returns what memory knows that
     bears on it (people, facts, earlier turns and sessions) as a text block to put in your
-    prompt."""
-    asked = _Asked(max_memories, token_budget, session_id, ts(as_of), speaker)
+    prompt, with a confidence (0-1). When it says nothing relevant was found, or confidence is
+    low, say you do not know or ask; a [NOTE] line means the message gives one person's fact to
+    another."""
+    asked = _Asked(
+        max_memories, token_budget, session_id, ts(as_of), speaker, min_score, min_confidence
+    )
     result = await _retrieved(ctx, user_id, message, asked)
     return {
         "text": result.text,
         "tokens": result.tokens,
         "memory_ids": [s.memory.id for s in result.memories],
         "episode_ids": [s.memory.id for s in result.episodes],
+        "confidence": result.confidence,
+        "conflicts": [
+            {
+                "asked": c.asked,
+                "found": c.found,
+                "relation": c.relation,
+                "target": c.target,
+                "evidence": list(c.evidence),
+                "note": c.note,
+            }
+            for c in result.conflicts
+        ],
     }
 
 

@@ -67,7 +67,12 @@ def _uncursor(cursor: str) -> str:
 
 @strawberry.type
 class Query:
-    @strawberry.field(description="Entity cards and relevant memories for the next prompt.")
+    @strawberry.field(
+        description="Entity cards and relevant memories for the next prompt. minScore is the "
+        "relevance floor: memories scoring below it are left out, and a block left with none says "
+        "nothing relevant was found; below minConfidence the block shows no memory and says so "
+        "(defaults: the profile's; 0 keeps all)."
+    )
     async def context(
         self,
         info: Info[Context, None],
@@ -80,6 +85,8 @@ class Query:
         profile: str = DEFAULT_PROFILE,
         speaker: str | None = None,
         session_id: strawberry.ID | None = None,
+        min_score: float | None = None,
+        min_confidence: float | None = None,
     ) -> ContextBlock:
         ctx = _ctx(info)
         user = ctx.scope(str(user_id))
@@ -92,6 +99,8 @@ class Query:
             speaker=speaker,
             session_id=str(session_id) if session_id is not None else None,
             config=preset(profile, **(weights.overrides() if weights else {})),
+            min_score=min_score,
+            min_confidence=min_confidence,
         )
         result = await call(retrieve, ctx.service, request)
         return context_block(user, result)
@@ -247,6 +256,7 @@ class Mutation:
 MAX_DEPTH = 10
 MAX_ALIASES = 30
 MAX_TOKENS = 5_000
+
 
 class RecollectSchema(strawberry.Schema):
     """strawberry's schema, logging errors by whose they are (api/errors.py): its own logs every

@@ -233,6 +233,21 @@ class ScoredMemory:
     )
 
 
+@strawberry.type(
+    description="The message gives a thing to one person; the graph's typed relations give it to "
+    "another (and none to the named one)."
+)
+class Conflict:
+    asked: str = strawberry.field(description="The person the message names (entity key)")
+    found: str = strawberry.field(description="The person the graph holds it for (entity key)")
+    relation: str = strawberry.field(description="The relation type linking them, e.g. ATTENDED")
+    target: str = strawberry.field(description="The thing (entity key), e.g. topic:charity_race")
+    evidence: list[strawberry.ID] = strawberry.field(
+        description="Ids of the memories that state the relation, newest last"
+    )
+    note: str = strawberry.field(description="The [NOTE] line of the block's text")
+
+
 @strawberry.type(description="What an agent pastes into its prompt, as text and as fields.")
 class ContextBlock:
     text: str
@@ -249,7 +264,15 @@ class ContextBlock:
     )
     pruned: list[str] = strawberry.field(
         description="What the token budget dropped, in order: window-middle, memory:<id>, "
-        "episode:<id>, card:<key>, turn:<id>"
+        "episode:<id>, card:<key>, turn:<id>, nothing-relevant, note"
+    )
+    confidence: float = strawberry.field(
+        description="0-1: the calibrated chance that the block holds what the message asks, from "
+        "the best candidates' match, the words no memory holds, whether the best memories are "
+        "the named person's, and conflicts (docs/retrieval.md)"
+    )
+    conflicts: list[Conflict] = strawberry.field(
+        description="Things the message gives to one person that the graph holds for another"
     )
 
 
@@ -371,6 +394,18 @@ def context_block(user_id: str, result: ContextResult) -> ContextBlock:
         if window
         else None,
         pruned=result.pruned,
+        confidence=result.confidence,
+        conflicts=[
+            Conflict(
+                asked=c.asked,
+                found=c.found,
+                relation=c.relation,
+                target=c.target,
+                evidence=[strawberry.ID(i) for i in c.evidence],
+                note=c.note,
+            )
+            for c in result.conflicts
+        ],
     )
 
 

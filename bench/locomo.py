@@ -39,13 +39,20 @@ import numpy as np
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "locomo-dev"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+# adversarial questions: about what was never said, or what another person did; asked too, to
+# measure the block's confidence, its relevance floor and its wrong-person notes (issue 40), and
+# never scored for recall
+ADVERSARIAL = 5
 KS = (5, 8, 10)
 DEPTH = 10
 
 FORGET_USER = "mutation($u: ID!) { forgetUser(userId: $u) }"
 REMEMBER_MANY = """mutation($inputs: [MemoryInput!]!) { rememberMany(inputs: $inputs) { id } }"""
-CONTEXT = """query($user: ID!, $message: String!, $asOf: DateTime, $max: Int, $profile: String!) {
-  context(userId: $user, message: $message, asOf: $asOf, maxMemories: $max, profile: $profile) {
+CONTEXT = """query($user: ID!, $message: String!, $asOf: DateTime, $max: Int, $profile: String!,
+      $minScore: Float, $minConfidence: Float) {
+  context(userId: $user, message: $message, asOf: $asOf, maxMemories: $max, profile: $profile,
+          minScore: $minScore, minConfidence: $minConfidence) {
+    confidence conflicts { asked }
     memories { via memory { externalId } }
   }
 }"""
@@ -81,7 +88,9 @@ def parse_when(value: str) -> str:
     return stamp.isoformat()
 
 
-def load(path: Path) -> Conversation:
+def load(path: Path, adversarial: bool = False) -> Conversation:
+    """The conversation and its questions of categories 1-4, and of category 5 with
+    `adversarial`."""
     raw = json.loads(path.read_text(encoding="utf-8"))
     sessions = sorted(
         (int(m.group(1)) for k in raw if (m := re.fullmatch(r"session_(\d+)", k))),
@@ -99,9 +108,17 @@ def load(path: Path) -> Conversation:
     questions = [
         Question(q["question"], list(q["evidence"]), int(q["category"]))
         for q in raw["qa"]
-        if int(q["category"]) in CATEGORIES and q.get("evidence")
+        if (int(q["category"]) in CATEGORIES or (adversarial and int(q["category"]) == ADVERSARIAL))
+        and q.get("evidence")
     ]
     return Conversation(f"locomo-{path.stem}", turns, questions, last)
+
+
+Judged = tuple[bool, float, bool, bool]  # answerable?, confidence, no memory, a [NOTE]
+
+
+def judgement(answerable: bool, block: dict[str, Any]) -> Judged:
+    return (answerable, block["confidence"], not block["memories"], bool(block["conflicts"]))
 
 
 # -- metrics -------------------------------------------------------------------------------------
@@ -133,9 +150,15 @@ class Method:
     hits: int = 0
     graph_only: int = 0
 
+    # per question asked: answerable?, the block's confidence, no memory in it, a [NOTE] in it
+    judged: list[Judged] = field(default_factory=list)
+
     def add(self, category: int, ranked: list[str], evidence: list[str]) -> None:
         self.overall.add(ranked, evidence)
         self.by_category[category].add(ranked, evidence)
+
+    def judge(self, answerable: bool, block: dict[str, Any]) -> None:
+        self.judged.append(judgement(answerable, block))
 
     def count_graph_only(self, top: list[dict[str, Any]], evidence: list[str]) -> None:
         for found in top:
@@ -146,6 +169,41 @@ class Method:
             graph = any(v.startswith(("entity:", "expanded:", "relation:")) for v in via)
             other = any(v in {"similarity", "lexical"} or v.startswith("neighbour") for v in via)
             self.graph_only += graph and not other
+
+
+def auroc(positive: list[float], negative: list[float]) -> float:
+    """The chance that a random positive scores above a random negative (ties count half): how
+    well a confidence separates answerable from unanswerable questions."""
+    if not positive or not negative:
+        return float("nan")
+    wins = 0.0
+    for p in positive:
+        for n in negative:
+            wins += 1.0 if p > n else 0.5 if p == n else 0.0
+    return wins / (len(positive) * len(negative))
+
+
+def report_judged(judged: dict[str, list[Judged]], unanswerable: str) -> None:
+    """Confidence AUROC, and what the blocks of answerable and unanswerable questions held."""
+    print(f"\nconfidence, relevance floor and notes (answerable vs {unanswerable}):\n")
+    print("| method | AUROC | unanswerable: empty / noted / either | answerable: empty / noted |")
+    print("|---|---|---|---|")
+    for name, rows in judged.items():
+        if not rows:
+            continue
+        yes = [j for j in rows if j[0]]
+        no = [j for j in rows if not j[0]]
+        score = auroc([j[1] for j in yes], [j[1] for j in no])
+
+        def share(part: list[Judged], test: Callable[[Judged], bool]) -> str:
+            return f"{sum(1 for r in part if test(r)) / len(part):.3f}" if part else "-"
+
+        print(
+            f"| {name} | {score:.3f} | "
+            f"{share(no, lambda r: r[2])} / {share(no, lambda r: r[3])} / "
+            f"{share(no, lambda r: r[2] or r[3])} | "
+            f"{share(yes, lambda r: r[2])} / {share(yes, lambda r: r[3])} |"
+        )
 
 
 # -- baselines -----------------------------------------------------------------------------------
@@ -305,12 +363,10 @@ def baseline_embed(service_embedder: Any) -> Callable[[list[str]], np.ndarray]:
 
 def run(args: argparse.Namespace) -> None:
     files = conversation_files(args.data, args.only)
-    conversations = [load(p) for p in files]
+    conversations = [load(p, adversarial=True) for p in files]
     profiles = args.profiles.split(",")
-    methods = {
-        name: Method(name)
-        for name in [f"recollect ({p})" for p in profiles] + ["BM25", "dense MiniLM", "hybrid RRF"]
-    }
+    names = [f"recollect ({p})" for p in profiles] + [f"recollect ({profiles[0]}, no floor)"]
+    methods = {name: Method(name) for name in names + ["BM25", "dense MiniLM", "hybrid RRF"]}
     ingest_seconds = 0.0
     latencies: list[float] = []
     turns_total = sum(len(c.turns) for c in conversations)
@@ -321,22 +377,9 @@ def run(args: argparse.Namespace) -> None:
             ingest_seconds += time.perf_counter() - started
             base = Baselines(conversation, embed)
             for question in conversation.questions:
-                for profile in profiles:
-                    began = time.perf_counter()
-                    data = client.call(
-                        CONTEXT,
-                        user=conversation.user,
-                        message=question.text,
-                        asOf=conversation.as_of,
-                        max=DEPTH,
-                        profile=profile,
-                    )
-                    latencies.append(time.perf_counter() - began)
-                    found = data["context"]["memories"]
-                    ranked = [m["memory"]["externalId"] for m in found]
-                    method = methods[f"recollect ({profile})"]
-                    method.add(question.category, ranked, question.evidence)
-                    method.count_graph_only(found[:8], question.evidence)
+                ask(client, conversation, question, profiles, methods, latencies)
+                if question.category == ADVERSARIAL:
+                    continue
                 lexical = base.lexical(question.text, 100)
                 dense = base.dense(question.text, 100)
                 methods["BM25"].add(question.category, lexical, question.evidence)
@@ -357,8 +400,47 @@ def run(args: argparse.Namespace) -> None:
                 client.call(FORGET_USER, u=conversation.user)
     print(f"\nengine: {engine_name(args, runtime)}")
     report(methods, turns_total, ingest_seconds, latencies, len(conversations))
+    report_judged({m.name: m.judged for m in methods.values()}, "category 5")
     if statements is not None:
         print(f"graph statements per context call: {statements:.2f} (mean)")
+
+
+def ask(
+    client: Client,
+    conversation: Conversation,
+    question: Question,
+    profiles: list[str],
+    methods: dict[str, Method],
+    latencies: list[float],
+) -> None:
+    """One context call per profile (and the first profile's again without its relevance floor):
+    recall of categories 1-4, and every question's confidence, emptiness and notes."""
+    calls: list[tuple[str, float | None, str]] = [(p, None, f"recollect ({p})") for p in profiles]
+    calls.append((profiles[0], 0.0, f"recollect ({profiles[0]}, no floor)"))
+    for profile, floor, name in calls:
+        began = time.perf_counter()
+        data = client.call(
+            CONTEXT,
+            user=conversation.user,
+            message=question.text,
+            asOf=conversation.as_of,
+            max=DEPTH,
+            profile=profile,
+            minScore=floor,
+            minConfidence=floor,
+        )
+        block = data["context"]
+        method = methods[name]
+        answerable = question.category != ADVERSARIAL
+        method.judge(answerable, block)
+        if not answerable:
+            continue
+        if floor is None:
+            latencies.append(time.perf_counter() - began)
+        found = block["memories"]
+        ranked = [m["memory"]["externalId"] for m in found]
+        method.add(question.category, ranked, question.evidence)
+        method.count_graph_only(found[:8], question.evidence)
 
 
 def graph_settings(args: argparse.Namespace) -> dict[str, Any]:

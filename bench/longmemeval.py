@@ -41,7 +41,17 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from locomo import Baselines, Client, Conversation, Turn, baseline_embed, ingest
+from locomo import (
+    Baselines,
+    Client,
+    Conversation,
+    Judged,
+    Turn,
+    baseline_embed,
+    ingest,
+    judgement,
+    report_judged,
+)
 from machine import describe
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,8 +78,18 @@ DEPTH = 10
 KS = (5, 10)
 
 ASKER = "User"
-CONTEXT = """query($user: ID!, $message: String!, $speaker: String, $asOf: DateTime, $max: Int) {
-  context(userId: $user, message: $message, speaker: $speaker, asOf: $asOf, maxMemories: $max) {
+# the service's calls per question: the asker named, not named, and named without the relevance
+# floor (minScore 0: the ranking as it was before the floor)
+CALLS: tuple[tuple[str, str | None, float | None], ...] = (
+    ("recollect", ASKER, None),
+    ("recollect, no speaker", None, None),
+    ("recollect, no floor", ASKER, 0.0),
+)
+CONTEXT = """query($user: ID!, $message: String!, $speaker: String, $asOf: DateTime, $max: Int,
+      $minScore: Float, $minConfidence: Float) {
+  context(userId: $user, message: $message, speaker: $speaker, asOf: $asOf, maxMemories: $max,
+          minScore: $minScore, minConfidence: $minConfidence) {
+    confidence conflicts { asked }
     memories { memory { externalId } }
   }
 }"""
@@ -84,6 +104,11 @@ class Question:
     turns: list[Turn]
     evidence: set[str]
     sessions: set[str]
+
+    @property
+    def unanswerable(self) -> bool:
+        """An abstention question: about something the history never says."""
+        return self.qid.endswith("_abs")
 
     @property
     def user(self) -> str:
@@ -108,13 +133,15 @@ def parse_date(value: str) -> datetime:
     return datetime.strptime(f"{day} {clock}", "%Y/%m/%d %H:%M").replace(tzinfo=UTC)
 
 
-def load(path: Path) -> list[Question]:
-    """Every scorable question (not `_abs`, with at least one evidence turn)."""
+def load(path: Path, abstention: bool = False) -> list[Question]:
+    """Every scorable question (not `_abs`, with at least one evidence turn); with `abstention`,
+    the `_abs` questions too (they have no evidence turn)."""
     with gzip.open(path, "rt", encoding="utf-8") as handle:
         raw = json.load(handle)
     questions: list[Question] = []
     for item in raw:
-        if item["question_id"].endswith("_abs"):
+        unanswerable = item["question_id"].endswith("_abs")
+        if unanswerable and not abstention:
             continue
         turns: list[Turn] = []
         evidence: set[str] = set()
@@ -134,7 +161,7 @@ def load(path: Path) -> list[Question]:
                     turns.append(Turn(turn_id, speaker, text, session, when))
                 if message.get("has_answer"):
                     evidence.add(turn_id)
-        if not evidence:
+        if not evidence and not unanswerable:
             continue
         questions.append(
             Question(
@@ -260,13 +287,21 @@ def main() -> None:
         help="use this ingest cache instead of the current code's (one made by a version whose "
         "ingest differs only in ways you can vouch for); missing users are ingested into it",
     )
+    parser.add_argument(
+        "--no-abstention", action="store_true", help="skip the _abs questions (confidence only)"
+    )
     args = parser.parse_args()
 
-    questions = ordered(load(Path(args.data)))
+    everything = load(Path(args.data), abstention=True)
+    questions = ordered([q for q in everything if not q.unanswerable])
     if args.types:
         wanted = set(args.types.split(","))
         questions = [q for q in questions if q.kind in wanted]
+    # the same prefix of answerable questions as before abstention questions were asked, then
+    # every abstention question of the file (a handful): they measure the confidence and floor
     questions = questions[: args.n]
+    if not args.no_abstention:
+        questions += sorted((q for q in everything if q.unanswerable), key=lambda q: q.qid)
     if not questions:
         sys.exit("no questions selected")
     cache = Path(args.cache) / "longmemeval"
@@ -285,8 +320,9 @@ def main() -> None:
     from api.settings import Settings
     from extraction.embedder import MODEL_TOKENS
 
-    names = ("recollect", "recollect, no speaker", "BM25", "dense MiniLM", "hybrid RRF")
+    names = (*(c[0] for c in CALLS), "BM25", "dense MiniLM", "hybrid RRF")
     methods = {n: Method(n) for n in names}
+    judged: dict[str, list[Judged]] = {c[0]: [] for c in CALLS}
     latencies: list[float] = []
     dumped: list[dict[str, Any]] = []
     fresh_turns, fresh_seconds = 0, 0.0
@@ -321,7 +357,7 @@ def main() -> None:
                 fresh_turns += len(question.turns)
                 fresh_seconds += seconds
             ranks: dict[str, list[str]] = {}
-            for name, speaker in (("recollect", ASKER), ("recollect, no speaker", None)):
+            for name, speaker, floor in CALLS:
                 began = time.perf_counter()
                 data = client.call(
                     CONTEXT,
@@ -330,11 +366,19 @@ def main() -> None:
                     speaker=speaker,
                     asOf=question.as_of,
                     max=DEPTH,
+                    minScore=floor,
+                    minConfidence=floor,
                 )
-                if speaker is not None:
+                judged[name].append(judgement(not question.unanswerable, data["context"]))
+                if question.unanswerable:
+                    continue
+                if name == "recollect":
                     latencies.append(time.perf_counter() - began)
                 ranks[name] = [m["memory"]["externalId"] for m in data["context"]["memories"]]
                 methods[name].add(question, ranks[name])
+            if question.unanswerable:
+                print(f"  {n}/{len(questions)} {question.qid} (abstention)", file=sys.stderr)
+                continue
             vectors = baseline_vectors(
                 vector_path(Path(args.cache), question, model), question, embed_baseline
             )
@@ -366,7 +410,10 @@ def main() -> None:
             Path(args.dump).write_text(json.dumps(dumped, indent=1), encoding="utf-8")
         # printed before the service closes: closing flushes every user's index
         split = Path(args.data).name.removesuffix(".json.gz")
-        report(split, methods, questions, latencies, fresh_turns, fresh_seconds)
+        answerable = [q for q in questions if not q.unanswerable]
+        report(split, methods, answerable, latencies, fresh_turns, fresh_seconds)
+        abstaining = len(questions) - len(answerable)
+        report_judged(judged, f"{abstaining} _abs questions")
         sys.stdout.flush()
 
 

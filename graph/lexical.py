@@ -36,6 +36,9 @@ K1, B = 1.5, 0.75  # bm25s's defaults, used for the tail too
 # (a bulk import of a history is followed by a question that would otherwise pay for the build:
 # p50/p95 178/278 ms for the first question on LongMemEval's ~490-turn histories)
 WARM_AFTER = 64
+# a word at least this common in English (wordfreq's Zipf scale: "where" 6.0, "work" 6.0, "cost"
+# 5.2, "sacramento" 3.9) is never evidence that the memory lacks what a message asks
+COMMON_ZIPF = 5.5
 # bytes per document id, per distinct term and per tail token held in Python objects (`nbytes`)
 PER_DOCUMENT, PER_TERM, PER_TOKEN = 200, 190, 55
 
@@ -65,11 +68,24 @@ class LexicalScores:
     grew with the user's history, and most of it was never read). `ids` and `positions` are the
     index's own append-only structures, not copies: positions past the array are newer writes."""
 
-    def __init__(self, ids: Sequence[str], positions: dict[str, int], raw: Scores) -> None:
+    def __init__(
+        self,
+        ids: Sequence[str],
+        positions: dict[str, int],
+        raw: Scores,
+        unknown: float = 0.0,
+        covered: float = 0.0,
+    ) -> None:
         self._ids = ids
         self._positions = positions
         self._raw = raw
         self.best = float(raw.max()) if len(raw) else 0.0
+        # the share of the query's terms, weighted by IDF, that no memory holds ("Sacramento"
+        # asked of a history that never names it): evidence for the block's confidence
+        self.unknown = unknown
+        # of the query's terms that some memory holds, the share (by IDF) that the best-scoring
+        # memory holds: 1 when one memory holds every word of the message that memory knows
+        self.covered = covered
 
     def top(self, k: int) -> list[str]:
         """Ids of the `k` best-scoring memories that share a term with the query, best first."""
@@ -189,7 +205,47 @@ class LexicalIndex:
             raw = np.concatenate([base, tail]) if len(tail) else base
             if self._removed:
                 raw[[self._positions[i] for i in self._removed]] = 0.0
-            return LexicalScores(self._ids, self._positions, raw)
+            covered = self._covered(terms, raw)
+            return LexicalScores(self._ids, self._positions, raw, self._unknown(terms), covered)
+
+    def _unknown(self, terms: list[str]) -> float:
+        """The IDF-weighted share of `terms` that no memory holds (under the lock). A very
+        common English word ("where", "do", "his": Zipf ≥ COMMON_ZIPF) that no memory holds is
+        not counted as unknown: a new user's three memories lack them by chance, a long history
+        never does."""
+        from wordfreq import zipf_frequency
+
+        documents = len(self._ids)
+        weights = [(_idf(self._df.get(t, 0), documents), self._df.get(t, 0), t) for t in terms]
+        total = sum(w for w, _, _ in weights)
+        missing = [w for w, df, t in weights if df == 0 and zipf_frequency(t, "en") < COMMON_ZIPF]
+        return sum(missing) / total if total > 0 else 0.0
+
+    def _covered(self, terms: list[str], raw: Scores) -> float:
+        """Of the `terms` some memory holds, the IDF-weighted share that the best-scoring memory
+        holds (under the lock); 0 when fewer than two terms are known, as one word is no match
+        of a message."""
+        known = {t for t in terms if self._df.get(t, 0) > 0}
+        if len(known) < 2 or not len(raw) or raw.max() <= 0:
+            return 0.0
+        best = int(np.argmax(raw))
+        documents = len(self._ids)
+        weights = {t: _idf(self._df[t], documents) for t in known}
+        total = sum(weights.values())
+        held = sum(w for t, w in weights.items() if self._holds(best, t))
+        return held / total if total > 0 else 0.0
+
+    def _holds(self, position: int, term: str) -> bool:
+        """Whether the memory at `position` (base or tail) holds `term`."""
+        if position >= self._base_size:
+            tail = position - self._base_size
+            return any(p == tail for p, _ in self._postings.get(term, ()))
+        column = self._bm25.vocab_dict.get(term) if self._bm25 is not None else None
+        if column is None:
+            return False
+        matrix = self._bm25.scores  # bm25s's CSC matrix: per term, the documents that hold it
+        start, end = matrix["indptr"][column], matrix["indptr"][column + 1]
+        return bool((matrix["indices"][start:end] == position).any())
 
     def _base_scores(self, terms: list[str]) -> Scores:
         """bm25s scores of the base, each term's rescaled from the base's IDF to the IDF of base

@@ -19,9 +19,9 @@ mutation($input: MemoryInput!) {
 }"""
 CONTEXT = """
 query($user: ID!, $message: String!, $budget: Int, $max: Int, $asOf: DateTime,
-      $profile: String! = "default") {
+      $profile: String! = "default", $minScore: Float, $minConfidence: Float) {
   context(userId: $user, message: $message, tokenBudget: $budget, maxMemories: $max,
-          asOf: $asOf, profile: $profile) {
+          asOf: $asOf, profile: $profile, minScore: $minScore, minConfidence: $minConfidence) {
     text tokens seeds expanded
     entityCards { key type label mentionCount relations { type direction role count
                   target { key label } } }

@@ -176,7 +176,7 @@ def test_cli_and_api_give_the_same_answer(
             block = context_of(api, question)
             from_api = [(m["memory"]["id"], round(m["score"], 4)) for m in block["memories"]]
             assert from_cli[question] == from_api, question
-            assert len(from_api) == DEFAULT_MAX_MEMORIES
+            assert 0 < len(from_api) <= DEFAULT_MAX_MEMORIES  # the floor may leave some out
     finally:
         close_api(api)
 

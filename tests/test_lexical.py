@@ -152,3 +152,20 @@ def test_a_large_write_builds_the_base_in_the_background_once() -> None:
     scheduled.pop()()
     assert indexes.cached_users() == 1
     assert IDS[5] in indexes.get("u").scores("Kyoto autumn").top(3)
+
+
+def test_scores_say_which_words_no_memory_holds_and_what_the_best_memory_covers() -> None:
+    index = LexicalIndex(["a", "b"], ["Kim: pack a quokka plush", "Kim: the train is late"])
+    scores = index.scores("quokka plush from Sacramento")
+    assert 0 < scores.unknown < 1  # "sacramento" is in no memory
+    assert scores.covered == 1.0  # the first holds every word some memory holds
+    assert index.scores("quokka train").covered < 1.0
+    assert index.scores("quokka").covered == 0.0  # one word is no match of a message
+    index.add(["c"], ["Kim: a quokka plush on the train"])  # the tail counts as the base does
+    assert index.scores("quokka plush train").covered == 1.0
+
+
+def test_common_words_no_memory_holds_are_not_unknown() -> None:
+    index = LexicalIndex(["a"], ["Alice: I work at a bakery in Leeds."])
+    assert index.scores("Where do I work?").unknown == 0.0  # "where", "do": common English
+    assert index.scores("Where is my ticket to Mars?").unknown == 0.5  # ticket, mars of 4

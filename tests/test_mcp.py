@@ -98,6 +98,16 @@ async def _conversation(client: Client, **user: str) -> list[str]:
     )
     assert "Porto" in block["text"]
     assert ids[0] in block["memory_ids"]
+    # the block's confidence and conflicts, as with GraphQL; something never said gets the
+    # "nothing relevant" block instead of the nearest unrelated memories
+    assert 0.0 <= block["confidence"] <= 1.0 and block["conflicts"] == []
+    never = _data(
+        await client.call_tool(
+            "get_context", {"message": "How much does a ticket to Mars cost?", **user}
+        )
+    )
+    assert never["memory_ids"] == [] and "nothing relevant found" in never["text"]
+    assert never["confidence"] < block["confidence"]
 
     card = _data(await client.call_tool("get_entity", {"name": "ana", **user}))
     assert card["label"] == "Ana"
@@ -250,7 +260,7 @@ def test_http_transport_with_keys(served: tuple[str, Runtime]) -> None:
             # bob's key reaches only bob's memories: alice's never show, naming her is refused
             block = _data(await bob.call_tool("get_context", {"message": "Where does Ana live?"}))
             assert not set(block["memory_ids"]) & set(ids)
-            assert "Porto" not in block["text"]
+            assert "Porto" not in block["text"] and block["conflicts"] == []
             refused = _error(
                 await bob.call_tool("get_context", {"message": "Ana", "user_id": "alice"})
             )

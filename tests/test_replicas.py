@@ -62,7 +62,10 @@ class Replica:
         return [m["id"] for m in made]
 
     def answer(self, user: str, message: str) -> dict[str, str]:
-        block = self.ok(CONTEXT, user=user, message=message, max=20)["context"]
+        """Every memory this replica can see for the message: the relevance floors off (they
+        decide what is relevant, not what a replica holds)."""
+        floors = {"minScore": 0.0, "minConfidence": 0.0}
+        block = self.ok(CONTEXT, user=user, message=message, max=20, **floors)["context"]
         return {m["memory"]["id"]: m["memory"]["text"] for m in block["memories"]}
 
 

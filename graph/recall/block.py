@@ -22,6 +22,9 @@ CARDS_HEADER = "[ENTITY CARDS]"
 MEMORIES_HEADER = "[RELEVANT MEMORIES]"
 EPISODES_HEADER = "[EARLIER SESSIONS]"
 WINDOW_HEADER = "[CURRENT CONVERSATION]"
+# what [RELEVANT MEMORIES] says when no memory reaches the relevance floor: an agent can then say
+# it does not know, or ask, instead of answering from the nearest unrelated memory
+NOTHING_RELEVANT = "- nothing relevant found in memory for this message"
 
 
 def count_tokens(text: str) -> int:
@@ -104,6 +107,10 @@ class BlockParts:
     window: Window | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
     relations_shown: int = 4
+    # [NOTE] lines (a message that gives one person's fact to another), after the user line
+    notes: Sequence[str] = ()
+    # no memory reached the relevance floor: [RELEVANT MEMORIES] says so
+    nothing_relevant: bool = False
 
 
 class _Draft:
@@ -118,17 +125,21 @@ class _Draft:
         self.first = list(window.first) if window else []
         self.middle = list(window.middle) if window else []
         self.last = list(window.last) if window else []
+        self.notes = list(parts.notes)
+        self.nothing = parts.nothing_relevant
         self.pruned: list[str] = []
 
     def text(self) -> str:
         parts = self.parts
-        sections = [f"{parts.time_line}\n{parts.user_line}"]
+        sections = ["\n".join([parts.time_line, parts.user_line, *self.notes])]
         if self.cards:
             lines = [card_line(c, parts.labels, parts.relations_shown) for c in self.cards]
             sections.append("\n".join([CARDS_HEADER, *lines]))
         if self.memories:
             lines = [memory_line(r.memory) for r in self.memories]
             sections.append("\n".join([MEMORIES_HEADER, *lines]))
+        elif self.nothing:
+            sections.append(f"{MEMORIES_HEADER}\n{NOTHING_RELEVANT}")
         if self.episodes:
             lines = [memory_line(r.memory) for r in self.episodes]
             sections.append("\n".join([EPISODES_HEADER, *lines]))
@@ -161,6 +172,14 @@ class _Draft:
             if turns:
                 self.pruned.append(f"turn:{turns.pop(0).id}")
                 return True
+        if self.nothing:
+            self.nothing = False
+            self.pruned.append("nothing-relevant")
+            return True
+        if self.notes:
+            self.notes.pop()
+            self.pruned.append("note")
+            return True
         return False
 
     def block(self, text: str) -> Block:
@@ -182,9 +201,9 @@ class _Draft:
 def compose(parts: BlockParts, budget: int | None) -> Block:
     """Assembles the block from its parts; over `budget`, prunes in this order and says what:
     the middle of the current session (oldest sentence first), memories and episodes (lowest
-    score first), entity cards (last first), the first turns, then the last turns (oldest
-    first). The time and user lines are never pruned (callers reject budgets below
-    `minimum_tokens`)."""
+    score first), entity cards (last first), the first turns, the last turns (oldest first),
+    the "nothing relevant" line, then the notes (last first). The time and user lines are never
+    pruned (callers reject budgets below `minimum_tokens`)."""
     draft = _Draft(parts)
     text = draft.text()
     while budget is not None and count_tokens(text) > budget and draft.drop():

@@ -15,6 +15,7 @@ reads between them.
 
 from __future__ import annotations
 
+import math
 import time
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -25,6 +26,15 @@ from graph.errors import InvalidInput
 from graph.models import Vector
 from graph.recall.block import BlockParts, Ranked, Window, compose, minimum_tokens
 from graph.recall.candidates import Candidates, collapse_repeats, gather, with_neighbours
+from graph.recall.confidence import (
+    Assessment,
+    Conflict,
+    MatchEvidence,
+    above_floor,
+    assess,
+    structural_match,
+    with_notes,
+)
 from graph.recall.lookup import Lookup, look_up
 from graph.recall.request import ContextRequest, check_request
 from graph.recall.stages import Scored, Scorer, card_keys, hubs, rank, select
@@ -48,6 +58,10 @@ class ContextResult:
     episodes: list[ScoredMemory] = field(default_factory=list)
     window: Window | None = None
     pruned: list[str] = field(default_factory=list)
+    # how far the block can be trusted (graph/recall/confidence.py), and the messages' people
+    # the graph holds the asked-about thing for instead
+    confidence: float = 0.0
+    conflicts: list[Conflict] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -98,12 +112,19 @@ def _retrieve(
         if parts is not None:
             parts.cancel()  # as the message's: a failed call leaves no work queued
     ranked = _rank(service, request, as_of, found, candidates)
+    assessment = _assess(request, found, candidates, ranked)
+    # below the floors nothing is shown: the block says that nothing relevant was found. A
+    # memory holding every word of the message that memory knows ("the quokka plush" at the end
+    # of a long reply whose vector is about its start) matched, whatever its score
+    whole = candidates.lexical.top(1) if candidates.lexical.covered >= 1.0 else []
+    sure = assessment.confidence >= request.confidence_floor or structural_match(ranked)
+    ranked = above_floor(ranked, request.floor if sure else math.inf, whole)
     on_screen = {str(t.id) for t in (window.first + window.last)} if window else set()
     own_episode = f"episode:{request.session_id}" if request.session_id is not None else None
     top, episodes = select(
         ranked, on_screen, own_episode, request.max_memories, request.config.max_episodes
     )
-    return _compose(service, request, header, found, window, top, episodes)
+    return _compose(service, request, header, found, window, top, episodes, assessment)
 
 
 def _rank(
@@ -146,6 +167,23 @@ def _rank(
     return ranked
 
 
+def _assess(
+    request: ContextRequest,
+    found: Lookup,
+    candidates: Candidates,
+    ranked: list[Scored[MemoryFacts]],
+) -> Assessment:
+    """The confidence stage (graph/recall/confidence.py) on what the lookup, the candidates and
+    the ranking hold: no statement of its own."""
+    facts = candidates.facts.values()
+    match = MatchEvidence(
+        dense=max(candidates.cosine.values(), default=0.0),
+        unknown=candidates.lexical.unknown,
+        speakers=frozenset(k for m in facts for k in m.speaker_keys),
+    )
+    return assess(found.seeds, found.cards, ranked, facts, match, request.config.conflict_min_count)
+
+
 def _compose(
     service: MemoryService,
     request: ContextRequest,
@@ -154,8 +192,9 @@ def _compose(
     window: Window | None,
     top: list[Scored[MemoryFacts]],
     episodes: list[Scored[MemoryFacts]],
+    assessment: Assessment,
 ) -> ContextResult:
-    """Full records of what is shown, the cards, and the block within the budget."""
+    """Full records of what is shown, the cards, the notes, and the block within the budget."""
     user_id, config = request.user_id, request.config
     records = service.store.memories(user_id, [s.memory.id for s in top + episodes])
     shown_top = [s.shown(records[s.memory.id]) for s in top if s.memory.id in records]
@@ -164,6 +203,8 @@ def _compose(
     targets = {rel.target for card in cards for rel in card.relations}
     known = found.resolver.entities
     labels = {k: known[k].label for k in targets if k in known}
+    conflicts = with_notes(assessment.conflicts, known)
+    notes = list(dict.fromkeys(c.note for c in conflicts))
     parts = BlockParts(
         time_line=header.time_line,
         user_line=header.user_line,
@@ -173,6 +214,8 @@ def _compose(
         window=window,
         labels=labels,
         relations_shown=config.card_relations_shown,
+        notes=notes,
+        nothing_relevant=not shown_top,
     )
     block = compose(parts, request.token_budget)
     shown_ids = set(block.memory_ids) | set(block.episode_ids)
@@ -189,6 +232,8 @@ def _compose(
         episodes=kept_episodes,
         window=block.window,
         pruned=block.pruned,
+        confidence=assessment.confidence,
+        conflicts=conflicts,
     )
 
 

@@ -1,0 +1,252 @@
+"""How far a context block can be trusted, the floor under its memories, and the messages that
+give one person's fact to another: a stage after ranking (graph/recall/retrieval.py). Pure: it
+reads only what the lookup and the ranking already hold, and changes no score or order.
+
+- `find_conflicts`: the message names a person and a thing (a seed that is not a person) that
+  the graph holds, through a typed relation, for other people and not for the named one ("what
+  did Caroline realise after her charity race?" when the race is Melanie's). Co-occurrence
+  (`RELATED_TO`) is no fact and never counts.
+- `Signals` → `confidence`: a logistic model over the evidence the ranking has — the best
+  candidates' cosine to the message, the share of the message's words no memory holds, whether
+  the best memories, and the memories about the things it names, were said by the person it
+  names, and conflicts. Its weights
+  (`CALIBRATION`) were fitted on the dev splits of LoCoMo and LongMemEval (docs/retrieval.md says
+  how, and how well it separates). Whether a message's cued relations were found on the named
+  person's card was tried as a signal and separated nothing (AUROC 0.508 on LoCoMo dev).
+- `above_floor`: the memories whose score reaches `min_score` (a preset knob, or the caller's
+  `minScore`); a block whose confidence is below `min_confidence` shows none; a block left with
+  none says that nothing relevant was found.
+
+Must not import the store or the service: its inputs are plain values.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from extraction.model import KnownEntity
+from graph.recall.stages import Scored, Seeds
+from graph.records import EntityRecord, MemoryFacts
+
+CO_OCCURRENCE = "RELATED_TO"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Conflict:
+    """The message gives `target` to `asked`; the graph holds it for `found` (through
+    `relation`, stated by the memories `evidence`) and holds no typed fact of it for `asked`."""
+
+    asked: str
+    found: str
+    relation: str
+    target: str
+    evidence: tuple[str, ...]
+    count: int = 1  # how often the relation was stated
+    note: str = ""  # the [NOTE] line, once the block has named the people and the thing
+
+
+@dataclass(frozen=True, kw_only=True)
+class Signals:
+    """What the ranking found, each in [0, 1] (docs/retrieval.md)."""
+
+    dense: float  # the best cosine of a candidate to the message (or a part of it)
+    unknown: float  # the share of the message's words (by IDF) that no memory holds
+    # of the best `PERSON_TOP` memories, the share said by a person the message is about (0.5
+    # when it names no one who said anything, so that a message about nobody in particular, or
+    # about someone who never speaks in the memory, is not penalised)
+    person: float
+    # of the candidates that mention a thing the message names (a seed that is not a person),
+    # the share said by a person the message is about: the owner of a race talks about it, the
+    # friend asks about it (0.5 when no candidate mentions one, or as for `person`)
+    thing: float
+    conflict: float  # 1 when find_conflicts found one
+    flagged: float  # 1 when one of them is well attested (a [NOTE] line)
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A logistic model: confidence = σ(intercept + Σ weight · signal)."""
+
+    intercept: float
+    dense: float
+    unknown: float
+    person: float
+    thing: float
+    conflict: float
+    flagged: float
+
+
+# a logistic regression of "the question is answerable" on the signals, fitted on the dev splits
+# (LoCoMo's 997 questions of categories 1-5 and a 15-question LongMemEval sample, each data set
+# weighted by the square root of its share; L2 1.0), see docs/retrieval.md "Confidence"
+CALIBRATION = Calibration(
+    intercept=-3.015,
+    dense=3.561,
+    unknown=-1.587,
+    person=1.436,
+    thing=2.01,
+    conflict=-1.021,
+    flagged=-0.036,
+)
+PERSON_TOP = 5
+
+
+def confidence(signals: Signals, calibration: Calibration = CALIBRATION) -> float:
+    """The calibrated chance that the block holds what the message asks (0–1)."""
+    z = calibration.intercept
+    z += calibration.dense * signals.dense + calibration.unknown * signals.unknown
+    z += calibration.person * signals.person + calibration.thing * signals.thing
+    z += calibration.conflict * signals.conflict + calibration.flagged * signals.flagged
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def person_share(
+    ranked: Sequence[Scored[MemoryFacts]], people: Sequence[str], speakers: Collection[str]
+) -> float:
+    """Of the best PERSON_TOP memories, the share said by one of `people`; 0.5 (no evidence
+    either way) when the message names no one who said any candidate (`speakers`): a user
+    telling an assistant about their sister Ana is never answered by Ana's own words."""
+    if not set(people) & set(speakers):
+        return 0.5
+    top = [s for s in ranked if s.memory.kind != "episode"][:PERSON_TOP]
+    if not top:
+        return 0.0
+    wanted = set(people)
+    return sum(1 for s in top if wanted & set(s.memory.speaker_keys)) / len(top)
+
+
+def thing_share(
+    seeds: Seeds, candidates: Iterable[MemoryFacts], speakers: Collection[str]
+) -> float:
+    """Of the candidates that mention a seed that is not a person, the share said by one of
+    the message's people; 0.5 when none mentions one or no named person said any candidate."""
+    people = set(seeds.people)
+    if not people & set(speakers):
+        return 0.5
+    things = {k for k in seeds.keys if not k.startswith("person:")}
+    said = [bool(people & set(m.speaker_keys)) for m in candidates if things & set(m.entity_keys)]
+    return sum(said) / len(said) if said else 0.5
+
+
+def find_conflicts(seeds: Seeds, cards: Mapping[str, EntityRecord]) -> list[Conflict]:
+    """For each seed that is not a person, the people its card links to by a typed relation;
+    when there are some and none is a person the message is about, one conflict per relation
+    found (strongest first, as the card lists them). `flagged` keeps the well-attested ones."""
+    asked = [p for p in seeds.people if p.startswith("person:")]
+    if not asked:
+        return []
+    out: list[Conflict] = []
+    for key in seeds.keys:
+        card = cards.get(key)
+        if key.startswith("person:") or card is None:
+            continue
+        held = [r for r in card.relations if r.target.startswith("person:")]
+        held = [r for r in held if r.type != CO_OCCURRENCE]
+        if not held or any(r.target in asked for r in held):
+            continue
+        out += [
+            Conflict(
+                asked=asked[0],
+                found=r.target,
+                relation=r.type,
+                target=key,
+                evidence=tuple(r.evidence),
+                count=r.count,
+            )
+            for r in held
+        ]
+    return out
+
+
+def flagged(conflicts: Sequence[Conflict], min_count: int) -> list[Conflict]:
+    """The conflicts worth a note: the other person's relations to the thing were stated at
+    least `min_count` times in all. A fact stated once is too often the extractor's slip (the
+    dev split's false flags on answerable questions fell from 6.8% to 1.1%, docs/retrieval.md)."""
+    totals: dict[tuple[str, str], int] = {}
+    for c in conflicts:
+        totals[(c.target, c.found)] = totals.get((c.target, c.found), 0) + c.count
+    return [c for c in conflicts if totals[(c.target, c.found)] >= min_count]
+
+
+def structural_match(ranked: Sequence[Scored[MemoryFacts]]) -> bool:
+    """Whether the best memory was found by the time the message names or as the evidence of a
+    relation it asks about: then something did match, however low the confidence ("what did we
+    do on May 13?" shares few words with "we went camping last Saturday"), and the confidence
+    floor does not empty the block."""
+    if not ranked:
+        return False
+    return any(v == "time" or v.startswith("relation:") for v in ranked[0].via)
+
+
+def above_floor(
+    ranked: Sequence[Scored[MemoryFacts]], min_score: float, keep: Collection[str] = ()
+) -> list[Scored[MemoryFacts]]:
+    """The memories whose score reaches the floor, and those of `keep`, in their order."""
+    return [s for s in ranked if s.score >= min_score or s.memory.id in keep]
+
+
+def with_notes(conflicts: Sequence[Conflict], known: Mapping[str, KnownEntity]) -> list[Conflict]:
+    """Each conflict with its [NOTE] line, one line per thing and person found, naming every
+    relation found: `[NOTE] the memory has the charity race as Melanie's, not Caroline's
+    (ATTENDED, PLANS)`."""
+
+    def name(key: str) -> str:
+        entity = known.get(key)
+        return entity.label if entity else key.split(":", 1)[-1].replace("_", " ")
+
+    types: dict[tuple[str, str], list[str]] = {}
+    for c in conflicts:
+        types.setdefault((c.target, c.found), []).append(c.relation)
+    return [
+        replace(
+            c,
+            note=f"[NOTE] the memory has the {name(c.target)} as {name(c.found)}'s, not "
+            f"{name(c.asked)}'s ({', '.join(dict.fromkeys(types[(c.target, c.found)]))})",
+        )
+        for c in conflicts
+    ]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Assessment:
+    """What the stage hands to the block: the confidence, its signals, and the conflicts."""
+
+    confidence: float
+    signals: Signals
+    conflicts: list[Conflict]
+
+
+def assess(
+    seeds: Seeds,
+    cards: Mapping[str, EntityRecord],
+    ranked: Sequence[Scored[MemoryFacts]],
+    candidates: Iterable[MemoryFacts],
+    evidence: MatchEvidence,
+    min_count: int,
+) -> Assessment:
+    """The block's confidence and its flagged conflicts from the lookup (`seeds`, their
+    `cards`), the ranking, the candidates as gathered, and how well they matched the
+    message."""
+    conflicts = find_conflicts(seeds, cards)
+    noted = flagged(conflicts, min_count)
+    signals = Signals(
+        dense=min(1.0, max(0.0, evidence.dense)),
+        unknown=min(1.0, max(0.0, evidence.unknown)),
+        person=person_share(ranked, seeds.people, evidence.speakers),
+        thing=thing_share(seeds, candidates, evidence.speakers),
+        conflict=1.0 if conflicts else 0.0,
+        flagged=1.0 if noted else 0.0,
+    )
+    return Assessment(confidence=confidence(signals), signals=signals, conflicts=noted)
+
+
+@dataclass(frozen=True, kw_only=True)
+class MatchEvidence:
+    """How well the candidates matched the message: the best cosine of any, the share of the
+    message's words (by IDF) that no memory holds, and who said the candidates."""
+
+    dense: float
+    unknown: float
+    speakers: frozenset[str] = frozenset()  # who said any of the candidates

@@ -1,0 +1,133 @@
+"""Confidence, the relevance floor and wrong-person notes through POST /graphql on the real engine
+and models (issue 40): a question about something never said gets the "nothing relevant" block;
+a question that gives one person's event to another gets the note and the conflict as data; one
+key never sees the other user's conflicts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from extraction.embedder import Embedder
+from extraction.extractor import Extractor
+from graph.recall.block import NOTHING_RELEVANT
+from tests.conftest import Api, close_api, open_api
+from tests.documents import REMEMBER_MANY
+
+KEYS = {"mel": "key-mel", "bob": "key-bob"}
+CONTEXT = """
+query($user: ID!, $message: String!, $minScore: Float, $minConfidence: Float) {
+  context(userId: $user, message: $message, asOf: "2026-10-16T00:00:00Z", minScore: $minScore,
+          minConfidence: $minConfidence) {
+    text confidence
+    conflicts { asked found relation target evidence note }
+    memories { score memory { id text } }
+  }
+}"""
+TURNS = [
+    ("Melanie", "I ran a charity race for mental health last Saturday, it was tough."),
+    ("Melanie", "I attended the charity race with my kids."),
+    ("Melanie", "I'm going to the charity race again next year."),
+    ("Caroline", "Wow Mel, that's amazing! How did it feel?"),
+    ("Melanie", "The charity race made me realise that self-care really matters."),
+    ("Caroline", "I went to an LGBTQ support group yesterday and it was powerful."),
+    ("Caroline", "I'm thinking about adopting a child on my own."),
+]
+
+
+@pytest.fixture(scope="module")
+def keyed(
+    tmp_path_factory: pytest.TempPathFactory, extractor: Extractor, embedder: Embedder
+) -> Iterator[Api]:
+    api, _ = open_api(
+        tmp_path_factory.mktemp("confidence"),
+        extractor,
+        embedder,
+        api_keys=";".join(f"{k}={u}" for u, k in KEYS.items()),
+    )
+    inputs = [
+        {
+            "userId": "mel",
+            "text": text,
+            "speaker": speaker,
+            "sessionId": "s1",
+            "occurredAt": f"2026-10-0{i + 1}T10:00:00Z",
+        }
+        for i, (speaker, text) in enumerate(TURNS)
+    ]
+    body = api.raw(REMEMBER_MANY, headers=_auth("mel"), inputs=inputs)
+    assert "errors" not in body, body
+    yield api
+    close_api(api)
+
+
+def _auth(user: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {KEYS[user]}"}
+
+
+def _context(api: Api, key: str, user: str, message: str, **extra: Any) -> dict[str, Any]:
+    body = api.raw(CONTEXT, headers=_auth(key), user=user, message=message, **extra)
+    assert "errors" not in body, body
+    return dict(body["data"]["context"])
+
+
+def test_a_question_about_something_never_said_gets_the_nothing_relevant_block(
+    keyed: Api,
+) -> None:
+    block = _context(keyed, "mel", "mel", "How much does a ticket to Mars cost?")
+    assert block["memories"] == []
+    assert f"[RELEVANT MEMORIES]\n{NOTHING_RELEVANT}" in block["text"]
+    assert 0.0 <= block["confidence"] < 0.3
+    # with both floors at 0 the caller gets the nearest memories back, as before the floor
+    everything = _context(
+        keyed, "mel", "mel", "How much does a ticket to Mars cost?", minScore=0, minConfidence=0
+    )
+    assert everything["memories"] and NOTHING_RELEVANT not in everything["text"]
+
+
+def test_a_question_giving_one_persons_event_to_another_gets_the_note(keyed: Api) -> None:
+    block = _context(keyed, "mel", "mel", "What did Caroline realise after her charity race?")
+    found = {(c["asked"], c["found"], c["target"]) for c in block["conflicts"]}
+    assert found == {("person:caroline", "person:melanie", "topic:charity_race")}
+    attended = next(c for c in block["conflicts"] if c["relation"] == "ATTENDED")
+    assert len(attended["evidence"]) == 2
+    note = "[NOTE] the memory has the charity race as Melanie's, not Caroline's"
+    assert attended["note"].startswith(note)
+    assert note in block["text"]
+    # asked about the person who did it: no note, a higher confidence, the answer shown
+    right = _context(keyed, "mel", "mel", "What did Melanie realise after her charity race?")
+    assert right["conflicts"] == [] and "[NOTE]" not in right["text"]
+    assert right["confidence"] > block["confidence"]
+    assert "self-care" in " ".join(m["memory"]["text"] for m in right["memories"])
+
+
+def test_min_score_leaves_out_the_memories_below_it(keyed: Api) -> None:
+    message = "What did Melanie realise after her charity race?"
+    every = _context(keyed, "mel", "mel", message, minScore=0, minConfidence=0)
+    cut = sorted(m["score"] for m in every["memories"])[len(every["memories"]) // 2]
+    kept = _context(keyed, "mel", "mel", message, minScore=cut, minConfidence=0)
+    assert kept["memories"] and all(m["score"] >= cut for m in kept["memories"])
+    assert len(kept["memories"]) < len(every["memories"])
+
+
+def test_conflicts_and_confidence_stay_within_the_keys_user(keyed: Api) -> None:
+    message = "What did Caroline realise after her charity race?"
+    # bob's key asking about mel is refused; bob's own block knows nothing of mel's graph
+    body = keyed.raw(CONTEXT, headers=_auth("bob"), user="mel", message=message)
+    assert body["errors"][0]["extensions"]["code"] == "FORBIDDEN"
+    own = _context(keyed, "bob", "bob", message)
+    assert own["conflicts"] == [] and own["memories"] == []
+    assert NOTHING_RELEVANT in own["text"] and "Melanie" not in own["text"]
+
+
+@pytest.mark.parametrize(
+    ("variables", "field"),
+    [({"minScore": -1.0}, "minScore"), ({"minConfidence": 1.5}, "minConfidence")],
+)
+def test_bad_floors_name_the_field(keyed: Api, variables: dict[str, float], field: str) -> None:
+    body = keyed.raw(CONTEXT, headers=_auth("mel"), user="mel", message="hi", **variables)
+    error = body["errors"][0]
+    assert error["extensions"]["code"] == "BAD_USER_INPUT"
+    assert field in error["message"]
