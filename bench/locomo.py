@@ -466,36 +466,20 @@ def main() -> None:
     )
     parser.add_argument(
         "--ablate",
-        action="store_true",
-        help="also run `default` without each change-and-time lever (in-process service only)",
+        nargs="?",
+        const="all",
+        help="also run `default` without each lever of bench/ablations.py (or the comma-separated "
+        "levers named), in-process service only",
     )
     args = parser.parse_args()
     if args.url and args.graph_uri:
         parser.error("--graph-uri configures the in-process service; --url names another one")
     if args.ablate:
-        args.profiles += "," + ",".join(add_ablations())
+        from ablations import register
+
+        levers = None if args.ablate == "all" else args.ablate.split(",")
+        args.profiles += "," + ",".join(register(levers))
     run(args)
-
-
-def add_ablations() -> list[str]:
-    """Profiles that switch one lever of `default` off, registered in this process only (the
-    service's presets stay as shipped): event-time candidates and lift, the collapse of
-    near-identical turns, the demotion of the value a question does not ask about, the parts of
-    a message that asks about several things, the clocks' skew around asOf."""
-    from dataclasses import replace
-
-    from graph.recall.config import PRESETS
-
-    base = PRESETS["default"]
-    ablations = {
-        "default-no-time": replace(base, time_lift=0.0),
-        "default-no-repeats": replace(base, repeat_cosine=1.0),
-        "default-no-demotion": replace(base, superseded_demotion=0.0),
-        "default-no-parts": replace(base, message_parts=False),
-        "default-no-skew": replace(base, clock_skew_hours=0.0),
-    }
-    PRESETS.update(ablations)
-    return list(ablations)
 
 
 if __name__ == "__main__":

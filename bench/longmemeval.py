@@ -68,8 +68,11 @@ DEPTH = 10
 KS = (5, 10)
 
 ASKER = "User"
-CONTEXT = """query($user: ID!, $message: String!, $speaker: String, $asOf: DateTime, $max: Int) {
-  context(userId: $user, message: $message, speaker: $speaker, asOf: $asOf, maxMemories: $max) {
+MODES = ("as the user", "as written")
+CONTEXT = """query($user: ID!, $message: String!, $speaker: String, $asOf: DateTime, $max: Int,
+  $profile: String! = "default") {
+  context(userId: $user, message: $message, speaker: $speaker, asOf: $asOf, maxMemories: $max,
+    profile: $profile) {
     memories { memory { externalId } }
   }
 }"""
@@ -260,7 +263,24 @@ def main() -> None:
         help="use this ingest cache instead of the current code's (one made by a version whose "
         "ingest differs only in ways you can vouch for); missing users are ingested into it",
     )
+    parser.add_argument(
+        "--profiles",
+        default="",
+        help="comma-separated presets run besides `default`, as the user and as written",
+    )
+    parser.add_argument(
+        "--ablate",
+        nargs="?",
+        const="all",
+        help="also run `default` without each lever of bench/ablations.py (or the comma-separated "
+        "levers named): the ablation table",
+    )
     args = parser.parse_args()
+    variants = [p for p in args.profiles.split(",") if p]
+    if args.ablate:
+        from ablations import register
+
+        variants += register(None if args.ablate == "all" else args.ablate.split(","))
 
     questions = ordered(load(Path(args.data)))
     if args.types:
@@ -287,6 +307,8 @@ def main() -> None:
 
     names = ("recollect", "recollect, no speaker", "BM25", "dense MiniLM", "hybrid RRF")
     methods = {n: Method(n) for n in names}
+    # each variant preset, as the user and as written
+    ablated = {(v, mode): Method(f"{v}, {mode}") for v in variants for mode in MODES}
     latencies: list[float] = []
     dumped: list[dict[str, Any]] = []
     fresh_turns, fresh_seconds = 0, 0.0
@@ -335,6 +357,19 @@ def main() -> None:
                     latencies.append(time.perf_counter() - began)
                 ranks[name] = [m["memory"]["externalId"] for m in data["context"]["memories"]]
                 methods[name].add(question, ranks[name])
+            for variant in variants:
+                for mode, speaker in zip(MODES, (ASKER, None), strict=True):
+                    data = client.call(
+                        CONTEXT,
+                        user=question.user,
+                        message=question.text,
+                        speaker=speaker,
+                        asOf=question.as_of,
+                        max=DEPTH,
+                        profile=variant,
+                    )
+                    got = [m["memory"]["externalId"] for m in data["context"]["memories"]]
+                    ablated[(variant, mode)].add(question, got)
             vectors = baseline_vectors(
                 vector_path(Path(args.cache), question, model), question, embed_baseline
             )
@@ -367,6 +402,8 @@ def main() -> None:
         # printed before the service closes: closing flushes every user's index
         split = Path(args.data).name.removesuffix(".json.gz")
         report(split, methods, questions, latencies, fresh_turns, fresh_seconds)
+        if variants:
+            report_variants(methods, ablated, variants)
         sys.stdout.flush()
 
 
@@ -436,3 +473,21 @@ def report(
 
 if __name__ == "__main__":
     main()
+
+
+def report_variants(
+    methods: dict[str, Method], ablated: dict[tuple[str, str], Method], variants: list[str]
+) -> None:
+    """Each variant beside `default` on the same questions: R@5 / R@10 as the user and as written,
+    and multi-session R@10 as written (the type whose evidence spans sessions)."""
+    rows = {
+        "default": (methods["recollect"], methods["recollect, no speaker"]),
+        **{v: (ablated[(v, MODES[0])], ablated[(v, MODES[1])]) for v in variants},
+    }
+    print("\n| preset | user R@5 | user R@10 | written R@5 | written R@10 | multi-session R@10 |")
+    print("|---|---|---|---|---|---|")
+    for name, (user, written) in rows.items():
+        multi = written.by_kind.get("multi-session")
+        cells = [*user.overall.row()[:2], *written.overall.row()[:2]]
+        cells.append(statistics.fmean(multi.recall[10]) if multi else float("nan"))
+        print(f"| {name} | " + " | ".join(f"{c:.3f}" for c in cells) + " |")

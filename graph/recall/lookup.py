@@ -60,7 +60,7 @@ class Lookup:
 def look_up(service: MemoryService, request: ContextRequest, as_of: float) -> Lookup:
     user_id, message, config = request.user_id, request.message, request.config
     resolver = service.caches.catalog(user_id)
-    said = service.models.extract(message, request.speaker)
+    said = service.models.extract(message, asker(service, request))
     seeds = find_seeds(said, resolver, message)
     when = event_interval(said.dates, as_of) if config.time_lift > 0 else None
     # mention counts of the entities scoring links to (not the whole catalogue: a call must not
@@ -105,6 +105,14 @@ def look_up(service: MemoryService, request: ContextRequest, as_of: float) -> Lo
         lifts=lifts,
         known=[*cued, *early, *timed],
     )
+
+
+def asker(service: MemoryService, request: ContextRequest) -> str | None:
+    """Who asks: the call's `speaker`, else the user's main speaker (RetrievalConfig.default_asker
+    says why)."""
+    if request.speaker or not request.config.default_asker:
+        return request.speaker
+    return service.caches.main_speaker(request.user_id)
 
 
 def _mentions(resolver: Resolver, keys: Iterable[str]) -> dict[str, int]:
