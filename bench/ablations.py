@@ -62,6 +62,9 @@ def register(levers: list[str] | None = None, base: str = "default") -> list[str
     `base-no-X`, and with each candidate lever of ADDITIONS named, as `base+X`; returns the
     preset names in the order given."""
     chosen = list(LEVERS) if levers is None else levers
+    if "all" in chosen:  # every shipped lever, where "all" stands
+        at = chosen.index("all")
+        chosen = [*chosen[:at], *LEVERS, *chosen[at + 1 :]]
     unknown = sorted(set(chosen) - set(LEVERS) - set(ADDITIONS))
     if unknown:
         known = ", ".join([*LEVERS, *ADDITIONS])

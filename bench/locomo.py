@@ -127,15 +127,20 @@ class Method:
     name: str
     overall: Scores = field(default_factory=Scores)
     by_category: dict[int, Scores] = field(default_factory=lambda: defaultdict(Scores))
+    # per conversation: a lever that helps only the conversations it was written on shows here
+    by_conversation: dict[str, Scores] = field(default_factory=lambda: defaultdict(Scores))
 
     # evidence hits in the top 8, and those found only through the graph (a seed's or expanded
     # entity's memories, a cued relation's evidence) — not by similarity, BM25 or adjacency
     hits: int = 0
     graph_only: int = 0
 
-    def add(self, category: int, ranked: list[str], evidence: list[str]) -> None:
+    def add(
+        self, category: int, ranked: list[str], evidence: list[str], conversation: str = ""
+    ) -> None:
         self.overall.add(ranked, evidence)
         self.by_category[category].add(ranked, evidence)
+        self.by_conversation[conversation].add(ranked, evidence)
 
     def count_graph_only(self, top: list[dict[str, Any]], evidence: list[str]) -> None:
         for found in top:
@@ -335,15 +340,15 @@ def run(args: argparse.Namespace) -> None:
                     found = data["context"]["memories"]
                     ranked = [m["memory"]["externalId"] for m in found]
                     method = methods[f"recollect ({profile})"]
-                    method.add(question.category, ranked, question.evidence)
+                    method.add(question.category, ranked, question.evidence, conversation.user)
                     method.count_graph_only(found[:8], question.evidence)
                 lexical = base.lexical(question.text, 100)
                 dense = base.dense(question.text, 100)
-                methods["BM25"].add(question.category, lexical, question.evidence)
-                methods["dense MiniLM"].add(question.category, dense, question.evidence)
-                methods["hybrid RRF"].add(
-                    question.category, Baselines.rrf(lexical, dense), question.evidence
-                )
+                user = conversation.user
+                methods["BM25"].add(question.category, lexical, question.evidence, user)
+                methods["dense MiniLM"].add(question.category, dense, question.evidence, user)
+                fused = Baselines.rrf(lexical, dense)
+                methods["hybrid RRF"].add(question.category, fused, question.evidence, user)
             print(
                 f"  {conversation.user}: {len(conversation.turns)} turns, "
                 f"{len(conversation.questions)} questions",
@@ -423,6 +428,13 @@ def report(
         for category in CATEGORIES:
             scores = method.by_category.get(category)
             cells.append(f"{statistics.fmean(scores.recall[8]):.3f}" if scores else "-")
+        print(f"| {method.name} | " + " | ".join(cells) + " |")
+    users = sorted({u for m in methods.values() for u in m.by_conversation})
+    print("\nR@8 per conversation:\n")
+    print("| method | " + " | ".join(users) + " |")
+    print("|---|" + "---|" * len(users))
+    for method in methods.values():
+        cells = [f"{statistics.fmean(method.by_conversation[u].recall[8]):.3f}" for u in users]
         print(f"| {method.name} | " + " | ".join(cells) + " |")
     print("\ngraph-only evidence hits in the top 8 (found by no similarity, BM25 or adjacency):")
     for method in methods.values():

@@ -471,10 +471,6 @@ def report(
         print(f"  {kind}: {mine:.3f} >= {bar:.3f}: {'met' if mine >= bar else 'NOT met'}")
 
 
-if __name__ == "__main__":
-    main()
-
-
 def report_variants(
     methods: dict[str, Method], ablated: dict[tuple[str, str], Method], variants: list[str]
 ) -> None:
@@ -491,3 +487,7 @@ def report_variants(
         cells = [*user.overall.row()[:2], *written.overall.row()[:2]]
         cells.append(statistics.fmean(multi.recall[10]) if multi else float("nan"))
         print(f"| {name} | " + " | ".join(f"{c:.3f}" for c in cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
