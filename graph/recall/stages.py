@@ -383,7 +383,8 @@ def collapse(
     weights: Weights,
 ) -> list[Scored[MemoryFacts]]:
     """Near-identical memories (cosine of their vectors at least `threshold`: "I love pottery" said
-    in three sessions) are shown once: the group keeps the rank and score of its best member,
+    in three sessions) by the same speaker about the same entities (`same_voice`, the gate of
+    graph/repeats.py) are shown once: the group keeps the rank and score of its best member,
     shows its newest, says `repeats:N` in `via`, and counts the repeats in its frequency (a tenth
     per repeat, up to 1). `ordered` is best first; memories without a vector stay as they are."""
     groups: list[list[Scored[MemoryFacts]]] = []
@@ -393,7 +394,11 @@ def collapse(
         if vector is not None:
             for group in groups:
                 lead = vectors.get(group[0].memory.id)
-                if lead is not None and float(lead @ vector) >= threshold:
+                if (
+                    lead is not None
+                    and same_voice(group[0].memory, item.memory)
+                    and float(lead @ vector) >= threshold
+                ):
                     home = group
                     break
         if home is None:
@@ -421,6 +426,12 @@ def collapse(
             )
         )
     return out
+
+
+def same_voice(a: MemoryFacts, b: MemoryFacts) -> bool:
+    """Said by the same speaker about the same entities: an assistant echoing the user's words, or
+    one sentence about two people, says something of its own and is no repeat."""
+    return set(a.speaker_keys) == set(b.speaker_keys) and set(a.entity_keys) == set(b.entity_keys)
 
 
 def card_keys(seeds: Seeds, expanded: Mapping[str, str], max_cards: int) -> list[str]:
