@@ -75,9 +75,10 @@ class RetrievalConfig:
     # graph knows who said each memory (MENTIONS {as_speaker}), so "what does Mel do to
     # destress?" looks first at what Mel said, not at what was said to her
     speaker_lift: float = 0.0
-    # a call that names no `speaker` is asked by the user's main speaker (the speaker of most
-    # turns, never an agent's voice: graph/caches.py), as the `[USER]` line names them: "what did
-    # I buy?" is about the person the memory belongs to, not about nobody. False: no asker
+    # a call that names no `speaker` and speaks in the first person is asked by the user's main
+    # speaker (the speaker of most turns, never an agent's voice: graph/caches.py), as the
+    # `[USER]` line names them: "what did I buy?" is about the person the memory belongs to, not
+    # about nobody. False: no asker
     default_asker: bool = True
     # a superseded fact's evidence (a home, job, partner a newer memory replaced): moved this far
     # toward 0 when the message asks about the present ("where do I live now?"), and lifted like
