@@ -144,6 +144,8 @@ class Method:
     name: str
     overall: Scores = field(default_factory=Scores)
     by_category: dict[int, Scores] = field(default_factory=lambda: defaultdict(Scores))
+    # per conversation: a lever that helps only the conversations it was written on shows here
+    by_conversation: dict[str, Scores] = field(default_factory=lambda: defaultdict(Scores))
 
     # evidence hits in the top 8, and those found only through the graph (a seed's or expanded
     # entity's memories, a cued relation's evidence) — not by similarity, BM25 or adjacency
@@ -153,9 +155,12 @@ class Method:
     # per question asked: answerable?, the block's confidence, no memory in it, a [NOTE] in it
     judged: list[Judged] = field(default_factory=list)
 
-    def add(self, category: int, ranked: list[str], evidence: list[str]) -> None:
+    def add(
+        self, category: int, ranked: list[str], evidence: list[str], conversation: str = ""
+    ) -> None:
         self.overall.add(ranked, evidence)
         self.by_category[category].add(ranked, evidence)
+        self.by_conversation[conversation].add(ranked, evidence)
 
     def judge(self, answerable: bool, block: dict[str, Any]) -> None:
         self.judged.append(judgement(answerable, block))
@@ -382,11 +387,11 @@ def run(args: argparse.Namespace) -> None:
                     continue
                 lexical = base.lexical(question.text, 100)
                 dense = base.dense(question.text, 100)
-                methods["BM25"].add(question.category, lexical, question.evidence)
-                methods["dense MiniLM"].add(question.category, dense, question.evidence)
-                methods["hybrid RRF"].add(
-                    question.category, Baselines.rrf(lexical, dense), question.evidence
-                )
+                user = conversation.user
+                methods["BM25"].add(question.category, lexical, question.evidence, user)
+                methods["dense MiniLM"].add(question.category, dense, question.evidence, user)
+                fused = Baselines.rrf(lexical, dense)
+                methods["hybrid RRF"].add(question.category, fused, question.evidence, user)
             print(
                 f"  {conversation.user}: {len(conversation.turns)} turns, "
                 f"{len(conversation.questions)} questions",
@@ -439,7 +444,7 @@ def ask(
             latencies.append(time.perf_counter() - began)
         found = block["memories"]
         ranked = [m["memory"]["externalId"] for m in found]
-        method.add(question.category, ranked, question.evidence)
+        method.add(question.category, ranked, question.evidence, conversation.user)
         method.count_graph_only(found[:8], question.evidence)
 
 
@@ -506,6 +511,13 @@ def report(
             scores = method.by_category.get(category)
             cells.append(f"{statistics.fmean(scores.recall[8]):.3f}" if scores else "-")
         print(f"| {method.name} | " + " | ".join(cells) + " |")
+    users = sorted({u for m in methods.values() for u in m.by_conversation})
+    print("\nR@8 per conversation:\n")
+    print("| method | " + " | ".join(users) + " |")
+    print("|---|" + "---|" * len(users))
+    for method in methods.values():
+        cells = [f"{statistics.fmean(method.by_conversation[u].recall[8]):.3f}" for u in users]
+        print(f"| {method.name} | " + " | ".join(cells) + " |")
     print("\ngraph-only evidence hits in the top 8 (found by no similarity, BM25 or adjacency):")
     for method in methods.values():
         if method.hits:
@@ -548,36 +560,20 @@ def main() -> None:
     )
     parser.add_argument(
         "--ablate",
-        action="store_true",
-        help="also run `default` without each change-and-time lever (in-process service only)",
+        nargs="?",
+        const="all",
+        help="also run `default` without each lever of bench/ablations.py (or the comma-separated "
+        "levers named), in-process service only",
     )
     args = parser.parse_args()
     if args.url and args.graph_uri:
         parser.error("--graph-uri configures the in-process service; --url names another one")
     if args.ablate:
-        args.profiles += "," + ",".join(add_ablations())
+        from ablations import register
+
+        levers = None if args.ablate == "all" else args.ablate.split(",")
+        args.profiles += "," + ",".join(register(levers))
     run(args)
-
-
-def add_ablations() -> list[str]:
-    """Profiles that switch one lever of `default` off, registered in this process only (the
-    service's presets stay as shipped): event-time candidates and lift, the collapse of
-    near-identical turns, the demotion of the value a question does not ask about, the parts of
-    a message that asks about several things, the clocks' skew around asOf."""
-    from dataclasses import replace
-
-    from graph.recall.config import PRESETS
-
-    base = PRESETS["default"]
-    ablations = {
-        "default-no-time": replace(base, time_lift=0.0),
-        "default-no-repeats": replace(base, repeat_cosine=1.0),
-        "default-no-demotion": replace(base, superseded_demotion=0.0),
-        "default-no-parts": replace(base, message_parts=False),
-        "default-no-skew": replace(base, clock_skew_hours=0.0),
-    }
-    PRESETS.update(ablations)
-    return list(ablations)
 
 
 if __name__ == "__main__":

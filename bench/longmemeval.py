@@ -78,6 +78,7 @@ DEPTH = 10
 KS = (5, 10)
 
 ASKER = "User"
+MODES = ("as the user", "as written")
 # the service's calls per question: the asker named, not named, and named without the relevance
 # floor (minScore 0: the ranking as it was before the floor)
 CALLS: tuple[tuple[str, str | None, float | None], ...] = (
@@ -86,9 +87,9 @@ CALLS: tuple[tuple[str, str | None, float | None], ...] = (
     ("recollect, no floor", ASKER, 0.0),
 )
 CONTEXT = """query($user: ID!, $message: String!, $speaker: String, $asOf: DateTime, $max: Int,
-      $minScore: Float, $minConfidence: Float) {
+      $minScore: Float, $minConfidence: Float, $profile: String! = "default") {
   context(userId: $user, message: $message, speaker: $speaker, asOf: $asOf, maxMemories: $max,
-          minScore: $minScore, minConfidence: $minConfidence) {
+          minScore: $minScore, minConfidence: $minConfidence, profile: $profile) {
     confidence conflicts { asked }
     memories { memory { externalId } }
   }
@@ -290,7 +291,24 @@ def main() -> None:
     parser.add_argument(
         "--no-abstention", action="store_true", help="skip the _abs questions (confidence only)"
     )
+    parser.add_argument(
+        "--profiles",
+        default="",
+        help="comma-separated presets run besides `default`, as the user and as written",
+    )
+    parser.add_argument(
+        "--ablate",
+        nargs="?",
+        const="all",
+        help="also run `default` without each lever of bench/ablations.py (or the comma-separated "
+        "levers named): the ablation table",
+    )
     args = parser.parse_args()
+    variants = [p for p in args.profiles.split(",") if p]
+    if args.ablate:
+        from ablations import register
+
+        variants += register(None if args.ablate == "all" else args.ablate.split(","))
 
     everything = load(Path(args.data), abstention=True)
     questions = ordered([q for q in everything if not q.unanswerable])
@@ -323,6 +341,8 @@ def main() -> None:
     names = (*(c[0] for c in CALLS), "BM25", "dense MiniLM", "hybrid RRF")
     methods = {n: Method(n) for n in names}
     judged: dict[str, list[Judged]] = {c[0]: [] for c in CALLS}
+    # each variant preset, as the user and as written
+    ablated = {(v, mode): Method(f"{v}, {mode}") for v in variants for mode in MODES}
     latencies: list[float] = []
     dumped: list[dict[str, Any]] = []
     fresh_turns, fresh_seconds = 0, 0.0
@@ -379,6 +399,19 @@ def main() -> None:
             if question.unanswerable:
                 print(f"  {n}/{len(questions)} {question.qid} (abstention)", file=sys.stderr)
                 continue
+            for variant in variants:
+                for mode, speaker in zip(MODES, (ASKER, None), strict=True):
+                    data = client.call(
+                        CONTEXT,
+                        user=question.user,
+                        message=question.text,
+                        speaker=speaker,
+                        asOf=question.as_of,
+                        max=DEPTH,
+                        profile=variant,
+                    )
+                    got = [m["memory"]["externalId"] for m in data["context"]["memories"]]
+                    ablated[(variant, mode)].add(question, got)
             vectors = baseline_vectors(
                 vector_path(Path(args.cache), question, model), question, embed_baseline
             )
@@ -414,6 +447,8 @@ def main() -> None:
         report(split, methods, answerable, latencies, fresh_turns, fresh_seconds)
         abstaining = len(questions) - len(answerable)
         report_judged(judged, f"{abstaining} _abs questions")
+        if variants:
+            report_variants(methods, ablated, variants)
         sys.stdout.flush()
 
 
@@ -479,6 +514,24 @@ def report(
         theirs = statistics.fmean(methods["hybrid RRF"].by_kind[kind].recall[10])
         bar = theirs + 0.05 if kind in {"temporal-reasoning", "knowledge-update"} else theirs - 0.02
         print(f"  {kind}: {mine:.3f} >= {bar:.3f}: {'met' if mine >= bar else 'NOT met'}")
+
+
+def report_variants(
+    methods: dict[str, Method], ablated: dict[tuple[str, str], Method], variants: list[str]
+) -> None:
+    """Each variant beside `default` on the same questions: R@5 / R@10 as the user and as written,
+    and multi-session R@10 as written (the type whose evidence spans sessions)."""
+    rows = {
+        "default": (methods["recollect"], methods["recollect, no speaker"]),
+        **{v: (ablated[(v, MODES[0])], ablated[(v, MODES[1])]) for v in variants},
+    }
+    print("\n| preset | user R@5 | user R@10 | written R@5 | written R@10 | multi-session R@10 |")
+    print("|---|---|---|---|---|---|")
+    for name, (user, written) in rows.items():
+        multi = written.by_kind.get("multi-session")
+        cells = [*user.overall.row()[:2], *written.overall.row()[:2]]
+        cells.append(statistics.fmean(multi.recall[10]) if multi else float("nan"))
+        print(f"| {name} | " + " | ".join(f"{c:.3f}" for c in cells) + " |")
 
 
 if __name__ == "__main__":

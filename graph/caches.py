@@ -47,6 +47,16 @@ PER_USER = 4096
 Neighbours = tuple[dict[str, tuple[str | None, str | None]], dict[MemoryId, MemoryFacts]]
 
 
+# the names chat APIs give the agent's own turns (OpenAI's and Anthropic's message roles, and
+# the usual labels of a bot): what an agent says is not who the memory is about, so such a speaker
+# is never the user's main speaker nor the default asker of a context call
+AGENT_VOICES = frozenset({"assistant", "system", "ai", "bot", "agent", "tool", "model"})
+
+
+def is_agent_voice(speaker: str) -> bool:
+    return speaker.strip().casefold() in AGENT_VOICES
+
+
 class UserCaches:
     def __init__(
         self,
@@ -220,7 +230,9 @@ class UserCaches:
                 self._facts.pop(user_id, None)
 
     def main_speaker(self, user_id: str) -> str | None:
-        """The speaker with the most turns (ties: the first name in order). Counted by the graph
+        """The speaker with the most turns (ties: the first name in order), never an agent's own
+        voice (`is_agent_voice`): in a chat with an assistant the two alternate turn by turn, and
+        the user is the one the memory is about. Counted by the graph
         once per user, then kept in step by this process's writes: the graph count is
         O(memories) and a context call without `speaker` needs it."""
         with self._catalog_lock:
@@ -231,7 +243,8 @@ class UserCaches:
                 with self._catalog_lock:
                     counts = self._speakers.setdefault(user_id, counts)
         with self._catalog_lock:
-            best = min(counts.items(), key=lambda item: (-item[1], item[0]), default=None)
+            people = [(n, c) for n, c in counts.items() if not is_agent_voice(n)]
+        best = min(people, key=lambda item: (-item[1], item[0]), default=None)
         return best[0] if best is not None and best[1] > 0 else None
 
     def spoke(self, user_id: str, speakers: Iterable[str]) -> None:

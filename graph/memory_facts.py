@@ -110,6 +110,7 @@ class UserFacts:
                     event_start=row.event_start,
                     event_end=row.event_end,
                     speaker_keys=tuple(speaking.pop(row.id, [])),
+                    session_id=row.session_id,
                 )
             )
         for memory_id, added in keys.items():  # earlier memories now mentioning a topic

@@ -80,6 +80,7 @@ class MemoryFacts:
     event_start: float | None = None
     event_end: float | None = None
     speaker_keys: tuple[str, ...] = ()  # of entity_keys, whoever said it
+    session_id: str | None = None
 
     def within(self, start: float, end: float) -> bool:
         """Whether the time it speaks of, or else when it was said, falls in [start, end)."""
@@ -99,6 +100,7 @@ class MemoryFacts:
             event_start=row.get("event_start"),
             event_end=row.get("event_end"),
             speaker_keys=tuple(row.get("speaker_keys") or ()),
+            session_id=row.get("session_id"),
         )
 
 

@@ -38,8 +38,10 @@ def test_long_texts_are_never_judged_by_their_heads() -> None:
     assert not is_repeat(Said("n", "Assistant", "turn", frozenset()), new)
 
 
-def _scored(i: str, score: float, occurred: float) -> Scored[MemoryFacts]:
-    facts = MemoryFacts(i, occurred, "turn", False, None, ())  # type: ignore[arg-type]
+def _scored(
+    i: str, score: float, occurred: float, speaker: str = "person:alice"
+) -> Scored[MemoryFacts]:
+    facts = MemoryFacts(i, occurred, "turn", False, None, (speaker,), speaker_keys=(speaker,))  # type: ignore[arg-type]
     return Scored(facts, score, score, 0.5, 0.2, ("similarity",))
 
 
@@ -51,6 +53,9 @@ def test_collapse_shows_the_newest_once_and_counts_the_repeats() -> None:
     out = collapse(ordered, vectors, 0.95, weights)
     assert [s.memory.id for s in out] == ["new", "other"]
     assert out[0].via[-1] == "repeats:1" and out[0].frequency > 0.2 and out[0].score > 0.9
+    # the same words said by someone else (an assistant echoing the user) are no repeat
+    echoed = [_scored("old", 0.9, 1.0), _scored("new", 0.7, 3.0, speaker="person:assistant")]
+    assert [s.memory.id for s in collapse(echoed, vectors, 0.95, weights)] == ["old", "new"]
 
 
 RECENT = """query($user: ID!, $id: ID!) { memory(userId: $user, id: $id) { repeatOf repeats } }"""

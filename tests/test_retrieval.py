@@ -3,10 +3,12 @@ the token budget and the user line, on the real engine and models."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
+from graph.recall.config import PRESETS
 from tests.conftest import Api
 from tests.conversation import USER, text_of
 from tests.documents import AS_OF, CONTEXT, REMEMBER, REMEMBER_MANY, context_of, relations_of, texts
@@ -295,10 +297,39 @@ def test_a_question_in_the_first_person_lifts_what_the_asker_said(api: Api) -> N
         ask, user=user, message="What did you tell me about watering them?", speaker="User"
     )["context"]
     assert not _lifted_by_speaker(told)
-    # without the graph, or without knowing who asks, nothing is lifted by its speaker
-    for variables in ({"profile": "nograph", "speaker": "User"}, {}):
-        plain = api.ok(ask, user=user, message=question, **variables)["context"]
-        assert not _lifted_by_speaker(plain)
+    # without the graph nothing is lifted by its speaker
+    plain = api.ok(ask, user=user, message=question, profile="nograph", speaker="User")
+    assert not _lifted_by_speaker(plain["context"])
+
+
+def test_a_call_without_a_speaker_is_asked_by_the_main_speaker_never_the_agent(api: Api) -> None:
+    """User and Assistant alternate, two turns each: the tie would go to "Assistant" by name, but
+    an agent's own voice is never the user. So the `[USER]` line names User, and a call that
+    names no speaker is asked by User: "I" is User, whose turn comes first."""
+    user = "default-asker"
+    turns = [
+        ("Assistant", "Welcome back! Did you get to the garden centre last weekend?"),
+        ("User", "I picked up a snake plant and a fern at the garden centre last weekend."),
+        ("Assistant", "A snake plant and a fern from the garden centre are great picks, enjoy!"),
+        ("User", "Thanks, I will."),
+    ]
+    _say(api, user, turns)
+    ask = """query($user: ID!, $message: String!) { context(userId: $user, message: $message,
+      maxMemories: 4) { text memories { via memory { externalId } } } }"""
+    block = api.ok(ask, user=user, message="Which plants did I get at the garden centre?")
+    context = block["context"]
+    assert context["text"].splitlines()[1].startswith(f"[USER] {user} — User;")
+    first = context["memories"][0]
+    assert first["memory"]["externalId"] == "t1", context["memories"][:2]
+    assert "speaker:person:user" in first["via"]
+    # with the default asker off (a preset of the bench), nothing knows who "I" is
+    PRESETS["test-no-asker"] = replace(PRESETS["default"], default_asker=False)
+    try:
+        ask_as = ask.replace("maxMemories: 4)", 'maxMemories: 4, profile: "test-no-asker")')
+        plain = api.ok(ask_as, user=user, message="Which plants did I get at the garden centre?")
+        assert not _lifted_by_speaker(plain["context"])
+    finally:
+        del PRESETS["test-no-asker"]
 
 
 def test_a_hubs_card_reads_its_relations_only_when_the_message_asks_for_them(api: Api) -> None:

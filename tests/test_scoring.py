@@ -58,3 +58,20 @@ def test_structural_match_moves_similarity_its_lift_toward_one() -> None:
 def test_lexical_share_blends_bm25_into_similarity() -> None:
     assert scoring.similarity(0.4, lexical=1.0, lexical_share=0.5) == pytest.approx(0.7)
     assert scoring.similarity(0.4, lexical=1.0, lexical_share=0.0) == pytest.approx(0.4)
+
+
+def test_fusion_ranks_instead_of_scores() -> None:
+    fusion = scoring.Fusion.of([0.9, 0.5, 0.4], [1.0, 0.2, 0.0], k=10.0, lexical_share=0.5)
+    assert fusion.base(0.9, 1.0) == pytest.approx(1.0)  # first of both lists
+    # second by cosine, no lexical match: half of the dense list's second place
+    assert fusion.base(0.5, 0.0) == pytest.approx(0.5 * 11 / 12)
+    # a cosine between two candidates' ranks after the greater one only
+    assert fusion.base(0.45, 0.0) == fusion.base(0.4, 0.0)
+    # raw scale does not matter: the same order gives the same base
+    scaled = scoring.Fusion.of([0.3, 0.2, 0.1], [9.0, 3.0, 0.0], k=10.0, lexical_share=0.5)
+    assert scaled.base(0.3, 9.0) == fusion.base(0.9, 1.0)
+
+
+def test_lifted_moves_toward_one_or_zero() -> None:
+    assert scoring.lifted(0.5, 0.5) == pytest.approx(0.75)
+    assert scoring.lifted(0.5, -0.5) == pytest.approx(0.25)

@@ -32,6 +32,7 @@ from graph.recall.stages import (
     neighbour_bonus,
     rank,
     select,
+    spread,
 )
 from graph.records import EntityRecord, MemoryFacts, RelationRecord
 from graph.service import MemoryService
@@ -48,6 +49,7 @@ def _facts(n: int, when: float = 100.0, kind: str = "turn", **extra: Any) -> Mem
         pinned=extra.get("pinned", False),
         external_id=extra.get("external_id"),
         entity_keys=tuple(extra.get("keys", ())),
+        session_id=extra.get("session"),
     )
 
 
@@ -451,3 +453,20 @@ def test_a_context_call_reads_what_the_stages_ask_for(tmp_path: Path) -> None:
         "get_memories",
         "entity_cards",
     ]
+
+
+def test_spread_takes_other_sessions_before_a_third_turn_of_one() -> None:
+    # s1 holds the three best; s2 and s3 a little below: a spread of 0.2 takes one of each first
+    ordered = [
+        _scored(1, 0.90, session="s1"),
+        _scored(2, 0.89, session="s1"),
+        _scored(3, 0.88, session="s1"),
+        _scored(4, 0.80, session="s2"),
+        _scored(5, 0.70, session="s3"),
+    ]
+    ids = [int(s.memory.id, 16) for s in spread(ordered, 3, 0.2)]
+    assert ids == [1, 4, 2]  # 0.89 × 0.8 = 0.71 still beats s3's 0.70
+    assert [int(s.memory.id, 16) for s in spread(ordered, 3, 0.0)] == [1, 2, 3]
+    # a far better second turn of one session still comes before a weak other session
+    strong = [_scored(1, 0.9, session="a"), _scored(2, 0.9, session="a"), _scored(3, 0.3)]
+    assert [int(s.memory.id, 16) for s in spread(strong, 2, 0.2)] == [1, 2]

@@ -75,6 +75,11 @@ class RetrievalConfig:
     # graph knows who said each memory (MENTIONS {as_speaker}), so "what does Mel do to
     # destress?" looks first at what Mel said, not at what was said to her
     speaker_lift: float = 0.0
+    # a call that names no `speaker` and speaks in the first person is asked by the user's main
+    # speaker (the speaker of most turns, never an agent's voice: graph/caches.py), as the
+    # `[USER]` line names them: "what did I buy?" is about the person the memory belongs to, not
+    # about nobody. False: no asker
+    default_asker: bool = True
     # a superseded fact's evidence (a home, job, partner a newer memory replaced): moved this far
     # toward 0 when the message asks about the present ("where do I live now?"), and lifted like
     # a paired relation when it asks about the past ("where did I live before?")
@@ -98,6 +103,14 @@ class RetrievalConfig:
     # extraction/parts.py) is embedded part by part too: each part brings FAISS candidates and a
     # memory's cosine is its best over the message and the parts
     message_parts: bool = True
+    # similarity's base: 0 blends the cosine and BM25's score normalised by the query's best
+    # (`Weights.lexical` of BM25); k > 0 fuses the two rankings of the call's candidates instead,
+    # 1 / (k + rank) each, at the same shares (scoring.Fusion says why)
+    fusion_k: float = 0.0
+    # results spread over sessions: choosing the block's memories best first, a memory's score
+    # counts (1 - session_spread)^n where n memories of its session are already chosen, so a
+    # question whose words hit several sessions does not get ten turns of one (0: off)
+    session_spread: float = 0.0
     # FAISS and BM25 candidates (at least 4 × maxMemories for FAISS)
     vector_k: int = 50
     lexical_k: int = 50

@@ -35,8 +35,10 @@ from graph.recall.confidence import (
     structural_match,
     with_notes,
 )
+from graph.recall.config import RetrievalConfig
 from graph.recall.lookup import Lookup, look_up
 from graph.recall.request import ContextRequest, check_request
+from graph.recall.scoring import Fusion
 from graph.recall.stages import Scored, Scorer, card_keys, hubs, rank, select
 from graph.recall.window import turn_window
 from graph.records import EntityRecord, MemoryFacts, MemoryRecord
@@ -121,8 +123,14 @@ def _retrieve(
     ranked = above_floor(ranked, request.floor if sure else math.inf, whole)
     on_screen = {str(t.id) for t in (window.first + window.last)} if window else set()
     own_episode = f"episode:{request.session_id}" if request.session_id is not None else None
+    config = request.config
     top, episodes = select(
-        ranked, on_screen, own_episode, request.max_memories, request.config.max_episodes
+        ranked,
+        on_screen,
+        own_episode,
+        request.max_memories,
+        config.max_episodes,
+        config.session_spread,
     )
     return _compose(service, request, header, found, window, top, episodes, assessment)
 
@@ -153,6 +161,7 @@ def _rank(
         time_lift=config.time_lift,
         speaker_lift=config.speaker_lift,
         people=found.seeds.people,
+        fusion=_fusion(candidates, config) if config.fusion_k > 0 else None,
     )
     cosine, by_part = candidates.cosine, candidates.part_hits
     scored = {
@@ -182,6 +191,17 @@ def _assess(
         speakers=frozenset(k for m in facts for k in m.speaker_keys),
     )
     return assess(found.seeds, found.cards, ranked, facts, match, request.config.conflict_min_count)
+
+
+def _fusion(candidates: Candidates, config: RetrievalConfig) -> Fusion:
+    """The candidates' dense and lexical rankings, for a rank-fused similarity."""
+    ids = list(candidates.facts)
+    return Fusion.of(
+        (candidates.cosine.get(i, 0.0) for i in ids),
+        (candidates.lexical.normalized(i) for i in ids),
+        config.fusion_k,
+        config.weights.lexical,
+    )
 
 
 def _compose(

@@ -8,7 +8,10 @@ weights and the named presets are in graph/recall/config.py.
 
 from __future__ import annotations
 
+import bisect
 import math
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 from graph.recall.config import Weights
 
@@ -37,9 +40,54 @@ def similarity(
     negative `lift` moves it that share of the way to 0 (the evidence of a superseded fact when
     the message asks about the present)."""
     base = (1.0 - lexical_share) * min(1.0, max(0.0, cosine)) + lexical_share * lexical
+    return lifted(base, lift)
+
+
+def lifted(base: float, lift: float) -> float:
+    """A similarity in [0, 1] moved `lift` of the way to 1, or to 0 when `lift` is negative."""
     if lift < 0:
         return base * (1.0 - min(1.0, -lift))
     return toward_one(base, lift)
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """Similarity as reciprocal rank fusion of the dense and the lexical ranking of a call's
+    candidates: each list gives 1 / (k + rank), weighted by `lexical_share`, scaled so that the
+    first of both lists scores 1. Ranks, unlike raw scores, mean the same on every history: a
+    cosine of 0.45 is the best match in one user's memories and noise in another's, and BM25's
+    scale moves with the message's words; a rank-fused base does not drift with either.
+    A memory scored later (a session neighbour) is ranked where its scores fall among the
+    candidates'."""
+
+    # the candidates' cosines and their normalised BM25 scores above 0, negated and ascending
+    # (so that bisect counts the greater ones)
+    cosines: tuple[float, ...]
+    lexical: tuple[float, ...]
+    k: float
+    lexical_share: float
+
+    @classmethod
+    def of(
+        cls, cosines: Iterable[float], lexical: Iterable[float], k: float, lexical_share: float
+    ) -> Fusion:
+        return cls(
+            tuple(sorted(-v for v in cosines)),
+            tuple(sorted(-v for v in lexical if v > 0)),
+            k,
+            lexical_share,
+        )
+
+    def base(self, cosine: float, lexical: float) -> float:
+        dense = 1.0 / (self.k + _rank(self.cosines, cosine))
+        words = 1.0 / (self.k + _rank(self.lexical, lexical)) if lexical > 0 else 0.0
+        fused = (1.0 - self.lexical_share) * dense + self.lexical_share * words
+        return fused * (self.k + 1.0)
+
+
+def _rank(negated: tuple[float, ...], value: float) -> int:
+    """1 + how many of the scores (`negated`: negated, ascending) are greater than `value`."""
+    return 1 + bisect.bisect_left(negated, -value)
 
 
 def toward_one(value: float, share: float) -> float:

@@ -259,6 +259,8 @@ class Scorer:
     # how far a memory said by a person the message is about moves its similarity toward 1
     speaker_lift: float = 0.0
     people: Sequence[str] = ()
+    # similarity's base as rank fusion of the candidates' dense and lexical ranks (None: blend)
+    fusion: scoring.Fusion | None = None
 
     def score(
         self, memory: MemoryFacts, cosine: float, extra: tuple[str, ...] = ()
@@ -268,9 +270,11 @@ class Scorer:
         in_time = self.when is not None and memory.within(*self.when)
         if in_time:
             lift = max(lift, self.time_lift)
-        sim = scoring.similarity(
-            cosine, self.lexical.normalized(memory_id), self.weights.lexical, lift
-        )
+        words = self.lexical.normalized(memory_id)
+        if self.fusion is not None:
+            sim = scoring.lifted(self.fusion.base(cosine, words), lift)
+        else:
+            sim = scoring.similarity(cosine, words, self.weights.lexical, lift)
         said_by = [k for k in memory.speaker_keys if k in self.people] if self.speaker_lift else []
         if said_by:
             sim = scoring.toward_one(sim, self.speaker_lift)
@@ -334,15 +338,42 @@ def select(
     own_episode: str | None,
     max_memories: int,
     max_episodes: int,
+    session_spread: float = 0.0,
 ) -> tuple[list[Scored[MemoryFacts]], list[Scored[MemoryFacts]]]:
     """The memories and the episodes to show: memories not already in the current session's
-    window (`on_screen`), and episodes of other sessions than the current one (whose episode is
-    named by the external id `own_episode`)."""
+    window (`on_screen`), spread over sessions by `session_spread` (`spread`), and episodes of
+    other sessions than the current one (whose episode is named by the external id
+    `own_episode`)."""
     top = [s for s in ordered if s.memory.kind != "episode" and s.memory.id not in on_screen]
     episodes = [
         s for s in ordered if s.memory.kind == "episode" and s.memory.external_id != own_episode
     ]
-    return top[:max_memories], episodes[:max_episodes]
+    return spread(top, max_memories, session_spread), episodes[:max_episodes]
+
+
+def spread(
+    ordered: Sequence[Scored[MemoryFacts]], count: int, share: float
+) -> list[Scored[MemoryFacts]]:
+    """`count` memories chosen greedily from `ordered` (best first): each next one is the best by
+    score × (1 - share)^n, n the memories of its session already chosen. A session's second and
+    third turns still come when they score well above the other sessions' best; a memory of no
+    session is never held back. `share` 0 is the plain top `count`."""
+    if share <= 0:
+        return list(ordered[:count])
+    pool = list(ordered[: count * 4])  # beyond this the plain order already decides
+    chosen: list[Scored[MemoryFacts]] = []
+    taken: dict[str, int] = {}
+
+    def held(item: Scored[MemoryFacts]) -> float:
+        session = item.memory.session_id
+        return item.score * (1.0 - share) ** taken.get(session, 0) if session else item.score
+
+    while pool and len(chosen) < count:
+        item = pool.pop(max(range(len(pool)), key=lambda i: held(pool[i])))
+        chosen.append(item)
+        if item.memory.session_id:
+            taken[item.memory.session_id] = taken.get(item.memory.session_id, 0) + 1
+    return chosen
 
 
 def collapse(
@@ -352,7 +383,8 @@ def collapse(
     weights: Weights,
 ) -> list[Scored[MemoryFacts]]:
     """Near-identical memories (cosine of their vectors at least `threshold`: "I love pottery" said
-    in three sessions) are shown once: the group keeps the rank and score of its best member,
+    in three sessions) by the same speaker about the same entities (`same_voice`, the gate of
+    graph/repeats.py) are shown once: the group keeps the rank and score of its best member,
     shows its newest, says `repeats:N` in `via`, and counts the repeats in its frequency (a tenth
     per repeat, up to 1). `ordered` is best first; memories without a vector stay as they are."""
     groups: list[list[Scored[MemoryFacts]]] = []
@@ -362,7 +394,11 @@ def collapse(
         if vector is not None:
             for group in groups:
                 lead = vectors.get(group[0].memory.id)
-                if lead is not None and float(lead @ vector) >= threshold:
+                if (
+                    lead is not None
+                    and same_voice(group[0].memory, item.memory)
+                    and float(lead @ vector) >= threshold
+                ):
                     home = group
                     break
         if home is None:
@@ -390,6 +426,12 @@ def collapse(
             )
         )
     return out
+
+
+def same_voice(a: MemoryFacts, b: MemoryFacts) -> bool:
+    """Said by the same speaker about the same entities: an assistant echoing the user's words, or
+    one sentence about two people, says something of its own and is no repeat."""
+    return set(a.speaker_keys) == set(b.speaker_keys) and set(a.entity_keys) == set(b.entity_keys)
 
 
 def card_keys(seeds: Seeds, expanded: Mapping[str, str], max_cards: int) -> list[str]:
