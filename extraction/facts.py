@@ -107,9 +107,7 @@ def _statement(sent: Span) -> Span | None:
     if not sent.text.rstrip().endswith("?"):
         return sent
     marks = [
-        t.i
-        for t in sent
-        if t.text in {"-", "–", "—", ";"} and t.whitespace_ and t.i > sent.start
+        t.i for t in sent if t.text in {"-", "–", "—", ";"} and t.whitespace_ and t.i > sent.start
     ]
     return sent.doc[sent.start : marks[-1]] if marks else None
 
