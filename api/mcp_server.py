@@ -32,6 +32,7 @@ from api.loaders import call
 from graph import validation
 from graph.errors import InvalidInput, NotFound, RecollectError
 from graph.limits import DEFAULT_MAX_MEMORIES, MAX_MEMORIES, MAX_PAGE, Limits, check_range
+from graph.profile.view import profile_dict, read_profile
 from graph.recall.config import DEFAULT_PROFILE, preset
 from graph.recall.retrieval import ContextRequest, ContextResult, retrieve
 from graph.records import EntityRecord, MemoryRecord
@@ -478,6 +479,24 @@ async def end_session(
     }
 
 
+@_tool("get_profile")
+async def get_profile(
+    ctx: Context,
+    speaker: Annotated[
+        str | None, Field(description="Whose profile; the user's main speaker when omitted.")
+    ] = None,
+    user_id: UserArg = None,
+) -> dict[str, Any]:
+    """Who this person is: what they know well (each area with its depth, the reason and the ids
+    of the turns that show it), how they talk, topics they decline, how long you have known them
+    and what to call them. Ask an expert for details, greet a returning user by what they told."""
+    service, user = _user(ctx, user_id)
+    view = await call(read_profile, service, user, speaker)
+    if view is None:
+        return {"profile": None}
+    return {"profile": profile_dict(view)}
+
+
 TOOLS: tuple[Callable[..., Awaitable[dict[str, Any]]], ...] = (
     remember,
     remember_many,
@@ -487,4 +506,5 @@ TOOLS: tuple[Callable[..., Awaitable[dict[str, Any]]], ...] = (
     list_entities,
     forget,
     end_session,
+    get_profile,
 )

@@ -25,6 +25,12 @@ from api.neighbourhood import (
     resolve_overview,
     resolve_users,
 )
+from api.profiles import (
+    Profile,
+    resolve_profile,
+    resolve_refresh_profile,
+    resolve_set_user_settings,
+)
 from api.types import (
     ContextBlock,
     EntityCard,
@@ -159,6 +165,12 @@ class Query:
         description="A user's `limit` most-mentioned entities and the relations among them: who "
         "and what the memory holds, at a glance (the explorer's first view).",
     )
+    profile: Profile | None = strawberry.field(
+        resolver=resolve_profile,
+        description="What the memory knows of one person: expertise with its evidence, style, "
+        "topics declined, counts, preferred name, relationship stage; null before any session "
+        "of theirs ended and with no settings.",
+    )
     users: list[strawberry.ID] = strawberry.field(
         resolver=resolve_users,
         description="User ids holding memories that this API key may read (all without keys).",
@@ -221,6 +233,17 @@ class Mutation:
         record = await call(ctx.service.merge_entities, user, sources, into)
         return EntityCard.from_record(user, record)
 
+    set_user_settings: Profile = strawberry.mutation(
+        resolver=resolve_set_user_settings,
+        description="Set the user's timezone and preferred name (each only when given); a bad "
+        "zone is BAD_USER_INPUT naming `timezone`, and nothing is written.",
+    )
+    refresh_profile: Profile | None = strawberry.mutation(
+        resolver=resolve_refresh_profile,
+        description="Rebuild the user's profiles from every ended session now; returns the main "
+        "speaker's.",
+    )
+
     @strawberry.mutation
     async def pin(
         self, info: Info[Context, None], user_id: strawberry.ID, id: strawberry.ID, pinned: bool
@@ -233,6 +256,7 @@ class Mutation:
 MAX_DEPTH = 10
 MAX_ALIASES = 30
 MAX_TOKENS = 5_000
+
 
 class RecollectSchema(strawberry.Schema):
     """strawberry's schema, logging errors by whose they are (api/errors.py): its own logs every

@@ -180,17 +180,32 @@ __all__ = [
     "check_identifier",
 ]
 
-# ChangeLog: one per user, its change sequence (graph/follow.py)
+# ChangeLog: one per user, its change sequence (graph/follow.py); Profile: one per person who
+# speaks in a user's memories, Expertise: its items, UserSettings: timezone and name set by hand
+# (graph/write/profiles.py)
 NODE_LABELS: tuple[str, ...] = (
     "Memory",
     "Entity",
     "Session",
     "ChangeLog",
+    "Profile",
+    "Expertise",
+    "UserSettings",
     *ENTITY_LABELS.values(),
 )
 # MENTIONS: memory -> entity; NEXT: a session's turns in ingest order; IN_SESSION: turn -> session;
-# SUMMARIZED_BY: session -> its episodic summary memory
-EDGE_TYPES: tuple[str, ...] = ("MENTIONS", "NEXT", "IN_SESSION", "SUMMARIZED_BY", *RELATION_TYPES)
+# SUMMARIZED_BY: session -> its episodic summary memory; PROFILE_OF: profile -> the person's
+# entity; HAS_EXPERTISE: profile -> item; ABOUT: item -> the entity it is about
+EDGE_TYPES: tuple[str, ...] = (
+    "MENTIONS",
+    "NEXT",
+    "IN_SESSION",
+    "SUMMARIZED_BY",
+    "PROFILE_OF",
+    "HAS_EXPERTISE",
+    "ABOUT",
+    *RELATION_TYPES,
+)
 
 _IDENTIFIER = re.compile(r"^[A-Z][A-Za-z_]{0,63}$")
 

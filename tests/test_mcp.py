@@ -44,6 +44,7 @@ TOOLS = {
     "list_entities",
     "forget",
     "end_session",
+    "get_profile",
 }
 CONVERSATION = [
     {"text": "My sister Ana moved to Porto last year.", "speaker": "Alice", "session_id": "s1"},

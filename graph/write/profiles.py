@@ -1,0 +1,89 @@
+"""Keeping the profiles current, off the request path.
+
+When a session ends (`endSession`, or the idle-session sweep) its tally is computed from its own
+turns and the facts they state (graph/profile/tally.py) and stored on the session node; then the
+tallies of all the user's ended sessions are folded into profiles (graph/profile/rules.py) and the
+user's (:Profile) and (:Expertise) nodes are replaced. Forgetting a turn tallies its session again
+and folds, so the turn leaves every item's evidence (an item with none left goes); `forgetUser`
+deletes the profiles with everything else. `refreshProfile` tallies every ended session again.
+
+The cost of an update is one session's turns plus one small JSON tally per ended session: it
+grows with the number of sessions, never with a scan of the user's memories, and it runs on the
+service's background thread, so no request waits for it (bench/profile.py measures it).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterable
+
+from graph.background import Background
+from graph.profile import rules
+from graph.profile.tally import SessionTally, TurnFacts, tally_session
+from graph.store import Store
+
+log = logging.getLogger("recollect.profiles")
+
+# what someone says they work as or on, study, practise, play, make, or volunteer at
+EXPERTISE_TYPES = (
+    "WORKS_AS",
+    "WORKS_ON",
+    "STUDIES",
+    "PRACTICES",
+    "PLAYS",
+    "MADE",
+    "VOLUNTEERS_AT",
+)
+
+
+class ProfileWriter:
+    def __init__(self, store: Store, background: Background) -> None:
+        self._store = store
+        self._background = background
+
+    def session_ended(self, user_id: str, session_id: str) -> None:
+        """Queues the update for a session just ended (or one of whose turns was forgotten)."""
+        self._background.run(self.update, user_id, [session_id])
+
+    def update(self, user_id: str, sessions: Iterable[str]) -> list[rules.Profile]:
+        """Tallies `sessions` (those that have ended) again, then folds and writes."""
+        return self._fold(user_id, set(sessions))
+
+    def rebuild(self, user_id: str) -> list[rules.Profile]:
+        """Tallies every ended session again, folds and writes: `refreshProfile`."""
+        return self._fold(user_id, None)
+
+    def _fold(self, user_id: str, again: set[str] | None) -> list[rules.Profile]:
+        started = time.perf_counter()
+        tallies: list[SessionTally] = []
+        for session_id, stored in self._store.profiles.tallies(user_id):
+            tally = SessionTally.from_json(stored) if stored else None
+            if tally is None or again is None or session_id in again:
+                tally = self.tally(user_id, session_id)
+                self._store.profiles.set_tally(user_id, session_id, tally.to_json())
+            tallies.append(tally)
+        profiles = rules.build(tallies)
+        self._store.profiles.write(user_id, profiles, time.time())
+        log.info(
+            "profiles of %s: %d sessions folded in %.0f ms",
+            user_id,
+            len(tallies),
+            (time.perf_counter() - started) * 1000,
+        )
+        return profiles
+
+    def tally(self, user_id: str, session_id: str) -> SessionTally:
+        """One session's tally from its turns, what the graph found in them, and its speakers'
+        own facts."""
+        turns = [t for t in self._store.session_turns(user_id, session_id) if t.kind == "turn"]
+        if not turns:
+            return SessionTally(session_id, 0.0, 0.0)
+        found = {
+            str(f.id): TurnFacts(
+                {key: key.split(":", 1)[0] for key in f.entity_keys}, f.speaker_keys
+            )
+            for f in self._store.memory_facts(user_id, [t.id for t in turns]).values()
+        }
+        facts = self._store.profiles.self_facts(user_id, session_id, EXPERTISE_TYPES)
+        return tally_session(session_id, turns, found, facts)
