@@ -140,6 +140,25 @@ def test_incremental_update_equals_rebuild(keyed: Api) -> None:
     assert _stored(keyed, "bea") == incremental
 
 
+CONTEXT = """query($u: ID!, $m: String!, $asOf: DateTime, $budget: Int) {
+  context(userId: $u, message: $m, asOf: $asOf, tokenBudget: $budget) { text tokens } }"""
+
+
+def test_context_opens_with_the_user_and_the_profile(keyed: Api) -> None:
+    block = _ok(keyed, "bea", CONTEXT, u="bea", m="How is the band?", asOf="2026-01-30T12:00:00Z")
+    lines = block["context"]["text"].splitlines()
+    assert lines[0] == "[NOW] 2026-01-30 12:00 UTC (Friday)"
+    assert lines[1].startswith("[USER] bea — Bea; last session s3 10 days ago")
+    assert lines[1].endswith("; relationship DEVELOPING")
+    assert lines[2].startswith("[PROFILE] Bea knows violin (")
+    assert "style: terse" in lines[2]
+    # within a tight budget the profile line gives way before the time and user lines
+    floor = len(lines[0].split()) + len(lines[1].split())
+    tight = _ok(keyed, "bea", CONTEXT, u="bea", m="band", asOf="2026-01-30T12:00:00Z", budget=60)
+    assert tight["context"]["tokens"] <= 60 and floor < 60
+    assert tight["context"]["text"].splitlines()[1] == lines[1]
+
+
 def test_forget_removes_evidence_and_empty_items(keyed: Api) -> None:
     profile = _ok(keyed, "bea", PROFILE, u="bea", speaker=None)["profile"]
     violin = next(i for i in profile["expertise"] if i["area"] == "violin")
@@ -174,6 +193,14 @@ def test_settings_and_a_bad_timezone(keyed: Api) -> None:
     # nothing half-written: the name given with the bad zone was not stored either
     profile = _ok(keyed, "bob", PROFILE, u="bob", speaker=None)["profile"]
     assert (profile["timezone"], profile["preferredName"]) == ("Europe/Lisbon", "Bobby")
+
+
+def test_now_is_in_the_users_zone(keyed: Api) -> None:
+    _ok(keyed, "bob", SETTINGS, u="bob", tz="Europe/Lisbon", name="Bobby")
+    block = _ok(keyed, "bob", CONTEXT, u="bob", m="hello", asOf="2026-07-01T12:00:00Z")
+    lines = block["context"]["text"].splitlines()
+    assert lines[0] == "[NOW] 2026-07-01 13:00 Europe/Lisbon (Wednesday)"
+    assert lines[1].startswith("[USER] bob — Bob, called Bobby; last session b1 ")
 
 
 def test_one_key_never_reads_another_users_profile(keyed: Api) -> None:
@@ -282,6 +309,23 @@ def test_declined_topics(text: str, topics: list[str]) -> None:
 )
 def test_preferred_name(text: str, name: str | None) -> None:
     assert signals.preferred_name(text) == name
+
+
+def test_profile_line_is_pruned_style_first() -> None:
+    from graph.recall.block import BlockParts, compose
+
+    parts = BlockParts(
+        "[NOW] 2026-01-01 00:00 UTC (Thursday)",
+        "[USER] u — Bea",
+        profile=("Bea knows violin (expert)", "nursing (moderate)", "style: terse"),
+    )
+    full = compose(parts, None)
+    assert full.text.endswith(
+        "[PROFILE] Bea knows violin (expert); nursing (moderate); style: terse"
+    )
+    shorter = compose(parts, full.tokens - 1)
+    assert shorter.text.endswith("[PROFILE] Bea knows violin (expert); nursing (moderate)")
+    assert shorter.pruned == ["profile"]
 
 
 def test_disclosures_and_specifics() -> None:

@@ -22,6 +22,7 @@ CARDS_HEADER = "[ENTITY CARDS]"
 MEMORIES_HEADER = "[RELEVANT MEMORIES]"
 EPISODES_HEADER = "[EARLIER SESSIONS]"
 WINDOW_HEADER = "[CURRENT CONVERSATION]"
+PROFILE_HEADER = "[PROFILE]"
 
 
 def count_tokens(text: str) -> int:
@@ -104,6 +105,8 @@ class BlockParts:
     window: Window | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
     relations_shown: int = 4
+    # the [PROFILE] line's parts (graph/profile/header.py), most worth keeping first
+    profile: Sequence[str] = ()
 
 
 class _Draft:
@@ -118,11 +121,15 @@ class _Draft:
         self.first = list(window.first) if window else []
         self.middle = list(window.middle) if window else []
         self.last = list(window.last) if window else []
+        self.profile = list(parts.profile)
         self.pruned: list[str] = []
 
     def text(self) -> str:
         parts = self.parts
-        sections = [f"{parts.time_line}\n{parts.user_line}"]
+        head = f"{parts.time_line}\n{parts.user_line}"
+        if self.profile:
+            head += f"\n{PROFILE_HEADER} " + "; ".join(self.profile)
+        sections = [head]
         if self.cards:
             lines = [card_line(c, parts.labels, parts.relations_shown) for c in self.cards]
             sections.append("\n".join([CARDS_HEADER, *lines]))
@@ -154,6 +161,10 @@ class _Draft:
             (self.memories if kind == "memory" else self.episodes).remove(lowest)
             self.pruned.append(f"{kind}:{lowest.memory.id}")
             return True
+        if self.profile:
+            self.profile.pop()
+            self.pruned.append("profile")
+            return True
         if self.cards:
             self.pruned.append(f"card:{self.cards.pop().key}")
             return True
@@ -182,7 +193,8 @@ class _Draft:
 def compose(parts: BlockParts, budget: int | None) -> Block:
     """Assembles the block from its parts; over `budget`, prunes in this order and says what:
     the middle of the current session (oldest sentence first), memories and episodes (lowest
-    score first), entity cards (last first), the first turns, then the last turns (oldest
+    score first), the [PROFILE] line's parts (style first, then expertise, last first), entity
+    cards (last first), the first turns, then the last turns (oldest
     first). The time and user lines are never pruned (callers reject budgets below
     `minimum_tokens`)."""
     draft = _Draft(parts)
