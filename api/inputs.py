@@ -54,6 +54,10 @@ PINNED = (
     "entities they link first."
 )
 CATEGORY = f"What it is about: one of {', '.join(CATEGORIES)}."
+DOMAIN = (
+    "What part of the user's life or work it belongs to (e.g. village-history): lowercase "
+    "letters, digits and dashes; the knowledge index is kept per domain. None by default."
+)
 FACT_TYPE = f"A stated fact rather than a turn of conversation: one of {', '.join(FACT_TYPES)}."
 
 
@@ -69,6 +73,7 @@ class MemoryFields(BaseModel):
     pinned: Annotated[bool | None, Field(description=PINNED)] = None
     category: Annotated[str | None, Field(description=CATEGORY)] = None
     fact_type: Annotated[str | None, Field(description=FACT_TYPE)] = None
+    domain: Annotated[str | None, Field(description=DOMAIN)] = None
 
     def to_new(self, user_id: str) -> NewMemory:
         return NewMemory(
@@ -82,6 +87,7 @@ class MemoryFields(BaseModel):
             pinned=self.pinned,
             category=self.category,
             fact_type=self.fact_type,
+            domain=self.domain,
         )
 
 

@@ -1,8 +1,8 @@
-"""GraphQL types of knowing the person (`profile`, `setUserSettings`, `refreshProfile`) and their
-resolvers. The rules live in graph/profile/ (what a profile says, by documented rules) and
-graph/write/profiles.py (when it is built); the checks (timezone, name) in graph/profile/view.py,
-so MCP gets the same messages. Evidence memories of all items load through the request's memory
-DataLoader (api/loaders.py): one service call per response.
+"""GraphQL types of knowing the person (`profile`, `knowledgeIndex`, `setUserSettings`,
+`refreshProfile`) and their resolvers. The rules live in graph/profile/ (what a profile and an
+index say, by documented rules) and graph/write/ (when they are built); the checks (timezone,
+name, domain) in graph/profile/view.py, so MCP gets the same messages. Evidence memories of all
+items load through the request's memory DataLoader (api/loaders.py): one call per response.
 """
 
 from __future__ import annotations
@@ -16,8 +16,15 @@ from strawberry.types import Info
 from api.loaders import Context, call
 from api.types import Memory, dt
 from graph.limits import check_range
+from graph.profile.coverage import Index as IndexRecord
 from graph.profile.rules import ExpertiseItem as ItemRecord
-from graph.profile.view import ProfileView, read_profile, refresh_profile, set_user_settings
+from graph.profile.view import (
+    ProfileView,
+    knowledge_index,
+    read_profile,
+    refresh_profile,
+    set_user_settings,
+)
 from graph.records import MAX_EVIDENCE
 
 
@@ -157,3 +164,82 @@ async def resolve_refresh_profile(
     user = ctx.scope(str(user_id))
     view = await call(refresh_profile, ctx.service, user)
     return Profile.from_view(user, view) if view is not None else None
+
+
+@strawberry.type(description="What the memory holds about one category of the user's life.")
+class KnowledgeCategory:
+    name: str
+    entry_count: int = strawberry.field(description="Distinct memories backing it")
+    unique_topics: int
+    well_covered: list[str]
+    weak: list[str]
+
+
+@strawberry.type
+class PeriodCount:
+    period: str = strawberry.field(description="A decade (1990s), a year or a month (2023-05)")
+    count: int
+
+
+@strawberry.type
+class PlaceCount:
+    label: str
+    count: int
+
+
+@strawberry.type(description="Something the memory lacks, with a question an agent could ask.")
+class KnowledgeGap:
+    kind: str = strawberry.field(
+        description="OPEN_THREAD, UNNAMED_PERSON, UNTIMED_FACT or THIN_CATEGORY"
+    )
+    reason: str
+    question: str
+
+
+@strawberry.type(description="What the memory knows and lacks (graph/profile/coverage.py).")
+class KnowledgeIndex:
+    domain: str | None
+    total_entries: int
+    last_reindexed: datetime | None
+    categories: list[KnowledgeCategory]
+    themes: list[str] = strawberry.field(description="Topics that recur over 3 or more sessions")
+    temporal_coverage: list[PeriodCount]
+    places: list[PlaceCount]
+    gaps: list[KnowledgeGap]
+
+    @classmethod
+    def from_record(cls, domain: str | None, index: IndexRecord) -> KnowledgeIndex:
+        return cls(
+            domain=domain,
+            total_entries=index.total_entries,
+            last_reindexed=dt(index.built_at),
+            categories=[
+                KnowledgeCategory(
+                    name=c.name,
+                    entry_count=c.entry_count,
+                    unique_topics=c.unique_topics,
+                    well_covered=list(c.well_covered),
+                    weak=list(c.weak),
+                )
+                for c in index.categories
+            ],
+            themes=list(index.themes),
+            temporal_coverage=[PeriodCount(period=p, count=n) for p, n in index.temporal],
+            places=[PlaceCount(label=p, count=n) for p, n in index.places],
+            gaps=[
+                KnowledgeGap(kind=g.kind, reason=g.reason, question=g.question) for g in index.gaps
+            ],
+        )
+
+
+async def resolve_knowledge_index(
+    info: Info[Context, None],
+    user_id: strawberry.ID,
+    domain: Annotated[
+        str | None, _arg("One domain of the user's memories (e.g. village-history); all if null")
+    ] = None,
+) -> KnowledgeIndex:
+    ctx = info.context
+    user = ctx.scope(str(user_id))
+    index = await call(knowledge_index, ctx.service, user, domain)
+    return KnowledgeIndex.from_record(domain, index)

@@ -26,7 +26,9 @@ from api.neighbourhood import (
     resolve_users,
 )
 from api.profiles import (
+    KnowledgeIndex,
     Profile,
+    resolve_knowledge_index,
     resolve_profile,
     resolve_refresh_profile,
     resolve_set_user_settings,
@@ -170,6 +172,12 @@ class Query:
         description="What the memory knows of one person: expertise with its evidence, style, "
         "topics declined, counts, preferred name, relationship stage; null before any session "
         "of theirs ended and with no settings.",
+    )
+    knowledge_index: KnowledgeIndex = strawberry.field(
+        resolver=resolve_knowledge_index,
+        description="What the memory knows and lacks about the user (or one domain): categories, "
+        "themes, temporal and place coverage, and ranked gaps with questions to ask. Rebuilt "
+        "when a session ends.",
     )
     users: list[strawberry.ID] = strawberry.field(
         resolver=resolve_users,

@@ -1,6 +1,6 @@
 // Deletes every node of one user (memories, entities, sessions and their edges, profiles, their
-// expertise items and the user's settings, and the change log: replicas see the log gone and
-// drop their caches of the user); returns how many memories were removed.
+// expertise items, the user's settings and knowledge indexes, and the change log: replicas see
+// the log gone and drop their caches of the user); returns how many memories were removed.
 OPTIONAL MATCH (m:Memory {user_id: $user_id})
 WITH collect(m) AS memories
 OPTIONAL MATCH (e:Entity {user_id: $user_id})
@@ -15,5 +15,8 @@ OPTIONAL MATCH (x:Expertise {user_id: $user_id})
 WITH memories, entities, sessions, logs, profiles, collect(x) AS items
 OPTIONAL MATCH (u:UserSettings {user_id: $user_id})
 WITH memories, entities, sessions, logs, profiles, items, collect(u) AS settings
-FOREACH (n IN memories + entities + sessions + logs + profiles + items + settings | DETACH DELETE n)
+OPTIONAL MATCH (k:KnowledgeIndex {user_id: $user_id})
+WITH memories, entities, sessions, logs, profiles, items, settings, collect(k) AS indexes
+FOREACH (n IN memories + entities + sessions + logs + profiles + items + settings + indexes |
+  DETACH DELETE n)
 RETURN size(memories) AS count

@@ -25,7 +25,7 @@ CREATE (mem:Memory {
   content_hash: m.content_hash, importance: m.importance, pinned: m.pinned,
   category: m.category, fact_type: m.fact_type, kind: m.kind, vector_id: m.vector_id,
   embedding: m.embedding, embedding_model: m.embedding_model, topic_candidates: m.topic_candidates,
-  repeat_of: m.repeat_of, seq: seq
+  repeat_of: m.repeat_of, domain: m.domain, seq: seq
 })
 WITH seq, epoch, count(mem) AS created
 UNWIND CASE WHEN size($entities) = 0 THEN [null] ELSE $entities END AS x

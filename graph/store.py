@@ -17,7 +17,7 @@ from extraction.model import KnownEntity
 from extraction.resolver import RoleLink
 from graph.executor import Executor
 from graph.ids import MemoryId
-from graph.profile.store import PROFILE_STATEMENTS, ProfileStore
+from graph.profile.store import PROFILE_STATEMENTS, KnowledgeStore, ProfileStore
 from graph.records import (
     MAX_EVIDENCE,
     ChangeLog,
@@ -99,6 +99,7 @@ class Store:
         executor.queries.require(STATEMENTS)
         self.executor = executor
         self.profiles = ProfileStore(self._run)
+        self.knowledge = KnowledgeStore(self._run)
 
     def _run(self, name: str, **params: Any) -> list[dict[str, Any]]:
         count_statement()
@@ -402,6 +403,7 @@ class Store:
             expertise=hints.get("expertise", []),
             returning=hints.get("returning", []),
             declined=hints.get("declined", []),
+            open_threads=hints.get("open_threads", []),
         )
         return bool(rows)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import unicodedata
 from dataclasses import dataclass
 
@@ -23,6 +24,8 @@ MAX_SPEAKER_CHARS = 200
 MIN_IMPORTANCE = 0
 MAX_IMPORTANCE = 3
 DEFAULT_IMPORTANCE = 1
+# a memory's domain ("village-history"): the knowledge index is kept per (user, domain)
+DOMAIN = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?")
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,7 @@ class NewMemory:
     category: str | None = None
     fact_type: str | None = None
     kind: str = "turn"  # "episode": a session summary written by the service, not by clients
+    domain: str | None = None  # keeps one user's domains apart in the knowledge index
 
 
 def normalized_text(text: str) -> str:
@@ -87,6 +91,7 @@ def validate(memory: NewMemory, max_text_chars: int, prefix: str = "") -> NewMem
         ("externalId", memory.external_id),
         ("category", memory.category),
         ("factType", memory.fact_type),
+        ("domain", memory.domain),
     ):
         check_no_nul(value, f"{prefix}{name}")
     if len(memory.text) > max_text_chars:
@@ -106,6 +111,12 @@ def validate(memory: NewMemory, max_text_chars: int, prefix: str = "") -> NewMem
     if memory.fact_type is not None and memory.fact_type not in FACT_TYPES:
         raise InvalidInput(
             f"{prefix}factType", f"is {memory.fact_type!r}; allowed {', '.join(FACT_TYPES)}"
+        )
+    if memory.domain is not None and not DOMAIN.fullmatch(memory.domain):
+        raise InvalidInput(
+            f"{prefix}domain",
+            f"is {memory.domain!r}; allowed 1 to 64 lowercase letters, digits and dashes "
+            "(e.g. village-history)",
         )
     if memory.occurred_at is not None and not math.isfinite(memory.occurred_at):
         raise InvalidInput(f"{prefix}occurredAt", "must be a valid date and time")

@@ -182,7 +182,7 @@ __all__ = [
 
 # ChangeLog: one per user, its change sequence (graph/follow.py); Profile: one per person who
 # speaks in a user's memories, Expertise: its items, UserSettings: timezone and name set by hand
-# (graph/write/profiles.py)
+# (graph/write/profiles.py), KnowledgeIndex: one per user and domain (graph/write/knowledge.py)
 NODE_LABELS: tuple[str, ...] = (
     "Memory",
     "Entity",
@@ -191,6 +191,7 @@ NODE_LABELS: tuple[str, ...] = (
     "Profile",
     "Expertise",
     "UserSettings",
+    "KnowledgeIndex",
     *ENTITY_LABELS.values(),
 )
 # MENTIONS: memory -> entity; NEXT: a session's turns in ingest order; IN_SESSION: turn -> session;

@@ -43,7 +43,7 @@ def test_client_errors_are_one_info_line_without_what_was_sent(
     assert api.error_code(REMEMBER_MANY, inputs=bad_input) == "BAD_USER_INPUT"
     assert api.error_code(FORGET, user=USER, id="0123456789abcdef") == "NOT_FOUND"
     assert api.error_code(CONTEXT, user=USER, m="hi", asOf=SECRET) == "BAD_USER_INPUT"
-    body = api.raw("{ context(userId: \"u\", message: \"" + SECRET + "\") { nope } }")
+    body = api.raw('{ context(userId: "u", message: "' + SECRET + '") { nope } }')
     assert body["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
     records = _records(caplog)
     assert not [r for r in records if r.levelno >= logging.WARNING], [

@@ -45,6 +45,7 @@ TOOLS = {
     "forget",
     "end_session",
     "get_profile",
+    "get_knowledge_gaps",
 }
 CONVERSATION = [
     {"text": "My sister Ana moved to Porto last year.", "speaker": "Alice", "session_id": "s1"},

@@ -34,9 +34,9 @@ class Stated:
     high: int
 
 
-def _walk(schema: dict[str, Any], defs: dict[str, Any], path: tuple[str, ...]) -> Iterator[
-    tuple[tuple[str, ...], str]
-]:
+def _walk(
+    schema: dict[str, Any], defs: dict[str, Any], path: tuple[str, ...]
+) -> Iterator[tuple[tuple[str, ...], str]]:
     """(path, description) of every property of an input schema, nested objects and list items
     followed through their $refs."""
     if "$ref" in schema:

@@ -235,11 +235,72 @@ def test_mcp_get_profile_is_the_connections_user_only(keyed: Api) -> None:
     anyio.run(scenario)
 
 
+INDEX = """query($u: ID!, $d: String) { knowledgeIndex(userId: $u, domain: $d) {
+  domain totalEntries lastReindexed
+  categories { name entryCount uniqueTopics wellCovered weak }
+  themes temporalCoverage { period count } places { label count }
+  gaps { kind reason question } } }"""
+
+
+def test_knowledge_index_per_domain_with_gaps(keyed: Api) -> None:
+    village = [
+        ("Bob", "My grandfather Jon built the mill in Bergen in 1890."),
+        ("Bob", "The church in Bergen burned down in 1921 and was rebuilt in 1925."),
+        ("Ann", "Who ran the mill after your grandfather?"),
+    ]
+    inputs = _inputs("bob", "v1", "2026-02-03T09:00:00Z", village)
+    for item in inputs:
+        item["domain"] = "village-history"
+    _ok(keyed, "bob", REMEMBER, inputs=inputs)
+    _ok(keyed, "bob", END, u="bob", s="v1")
+    keyed.runtime.service.drain()
+    village_index = _ok(keyed, "bob", INDEX, u="bob", d="village-history")["knowledgeIndex"]
+    everything = _ok(keyed, "bob", INDEX, u="bob", d=None)["knowledgeIndex"]
+    assert village_index["totalEntries"] == 3 and everything["totalEntries"] == 4
+    assert village_index["lastReindexed"] is not None
+    periods = {p["period"]: p["count"] for p in village_index["temporalCoverage"]}
+    assert sum(periods.values()) == 3
+    assert any(p.startswith("18") or p.startswith("19") for p in periods), periods
+    assert "Bergen" in {p["label"] for p in village_index["places"]}, village_index
+    names = {c["name"] for c in village_index["categories"]}
+    assert {"work", "family", "home", "hobbies", "travel", "places", "people"} <= names
+    kinds = [g["kind"] for g in village_index["gaps"]]
+    assert kinds[0] == "OPEN_THREAD"
+    assert village_index["gaps"][0]["question"].endswith("Who ran the mill after your grandfather?")
+    assert "THIN_CATEGORY" in kinds
+    assert all(g["question"].endswith("?") for g in village_index["gaps"])
+    body = _as(keyed, "bob", INDEX, u="bob", d="Village History!")
+    assert body["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+    assert body["errors"][0]["message"].startswith("domain: ")
+    bad = _as(keyed, "bob", REMEMBER, inputs=[{**inputs[0], "externalId": "x", "domain": "A B"}])
+    assert bad["errors"][0]["message"].startswith("domain: ")
+
+
+def test_one_key_never_reads_another_users_index(keyed: Api) -> None:
+    body = _as(keyed, "bob", INDEX, u="bea", d=None)
+    assert body["errors"][0]["extensions"]["code"] == "FORBIDDEN"
+    own = _ok(keyed, "bob", INDEX, u="bob", d=None)["knowledgeIndex"]
+    texts = " ".join(g["reason"] + g["question"] for g in own["gaps"])
+    assert "violin" not in texts and "Bea" not in texts
+    service = keyed.runtime.service
+    server = build_server(lambda: service, lambda ctx: stdio_caller("bob"))
+
+    async def scenario() -> None:
+        async with Client(server) as client:
+            gaps = await client.call_tool("get_knowledge_gaps", {})
+            assert not gaps.is_error and (gaps.structured_content or {})["total_entries"] == 4
+            other = await client.call_tool("get_knowledge_gaps", {"user_id": "bea"})
+            assert other.is_error and "FORBIDDEN" in other.content[0].text  # type: ignore[union-attr]
+
+    anyio.run(scenario)
+
+
 def test_forget_user_removes_profiles_and_settings(keyed: Api) -> None:
     _ok(keyed, "bob", 'mutation { forgetUser(userId: "bob") }')
     store = keyed.runtime.store
     assert store.profiles.read("bob", None) == []
     assert store.profiles.settings("bob") == store.profiles.settings("nobody")
+    assert store.knowledge.domains("bob") == []
     assert _ok(keyed, "bob", PROFILE, u="bob", speaker=None)["profile"] is None
 
 

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from graph.profile.coverage import Rows
 from graph.profile.rules import ExpertiseItem, Profile, Style
 from graph.profile.tally import SelfFact
 
@@ -20,6 +21,13 @@ PROFILE_STATEMENTS = {
     "profile_header",
     "set_user_settings",
     "get_user_settings",
+    "index_memories",
+    "index_entities",
+    "index_relations",
+    "index_threads",
+    "set_knowledge_index",
+    "get_knowledge_index",
+    "knowledge_domains",
 }
 
 Run = Callable[..., list[dict[str, Any]]]
@@ -111,6 +119,38 @@ class ProfileStore:
         rows = self._run("get_user_settings", user_id=user_id)
         row = rows[0] if rows else {}
         return Settings(row.get("timezone"), row.get("preferred_name"))
+
+
+class KnowledgeStore:
+    """The knowledge index's reads (one user, one domain or all: `domain` None) and its store:
+    one (:KnowledgeIndex) per user and domain ('' for all), its index as JSON."""
+
+    def __init__(self, run: Run) -> None:
+        self._run = run
+
+    def rows(self, user_id: str, domain: str | None, threads: int) -> Rows:
+        memories = self._run("index_memories", user_id=user_id, domain=domain)
+        entities = self._run("index_entities", user_id=user_id, domain=domain)
+        ids = {str(m["id"]) for m in memories}
+        relations = []
+        for row in self._run("index_relations", user_id=user_id):
+            evidence = [i for i in row.get("evidence") or () if i in ids]
+            if evidence:
+                relations.append({**row, "evidence": evidence})
+        sessions = {m.get("session_id") for m in memories}
+        found = self._run("index_threads", user_id=user_id, limit=threads)
+        return Rows(memories, entities, relations, [t for t in found if t["id"] in sessions])
+
+    def save(self, user_id: str, domain: str | None, index: str, now: float) -> None:
+        self._run("set_knowledge_index", user_id=user_id, domain=domain or "", index=index, now=now)
+
+    def load(self, user_id: str, domain: str | None) -> str | None:
+        rows = self._run("get_knowledge_index", user_id=user_id, domain=domain or "")
+        return str(rows[0]["index"]) if rows and rows[0].get("index") else None
+
+    def domains(self, user_id: str) -> list[str | None]:
+        """The domains with a stored index (None: all the user's memories)."""
+        return [r["domain"] or None for r in self._run("knowledge_domains", user_id=user_id)]
 
 
 def _params(p: Profile) -> dict[str, Any]:

@@ -12,11 +12,13 @@ from typing import Any
 from zoneinfo import available_timezones
 
 from graph.errors import InvalidInput
+from graph.profile.coverage import Index
 from graph.profile.rules import Profile, Style
 from graph.profile.store import Settings
 from graph.records import MAX_EVIDENCE
 from graph.service import MemoryService
-from graph.validation import check_no_nul, check_user_id
+from graph.validation import DOMAIN, check_no_nul, check_user_id
+from graph.write.knowledge import read_index
 
 MAX_NAME_CHARS = 80
 _EMPTY_STYLE = Style("moderate", False, None, 0.0, 0.0, None)
@@ -135,3 +137,13 @@ def profile_dict(view: ProfileView) -> dict[str, Any]:
         "last_session_id": p.last_session_id,
         "built": view.built,
     }
+
+
+def knowledge_index(service: MemoryService, user_id: str, domain: str | None = None) -> Index:
+    """The user's knowledge index (of one domain, or of all their memories)."""
+    check_user_id(user_id)
+    check_no_nul(domain, "domain")
+    if domain is not None and not DOMAIN.fullmatch(domain):
+        raise InvalidInput("domain", f"is {domain!r}; allowed lowercase letters, digits and dashes")
+    service.caches.follow(user_id)
+    return read_index(service.store, user_id, domain)

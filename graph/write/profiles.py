@@ -6,6 +6,7 @@ tallies of all the user's ended sessions are folded into profiles (graph/profile
 user's (:Profile) and (:Expertise) nodes are replaced. Forgetting a turn tallies its session again
 and folds, so the turn leaves every item's evidence (an item with none left goes); `forgetUser`
 deletes the profiles with everything else. `refreshProfile` tallies every ended session again.
+Each update then builds the user's knowledge indexes again (graph/write/knowledge.py).
 
 The cost of an update is one session's turns plus one small JSON tally per ended session: it
 grows with the number of sessions, never with a scan of the user's memories, and it runs on the
@@ -22,6 +23,7 @@ from graph.background import Background
 from graph.profile import rules
 from graph.profile.tally import SessionTally, TurnFacts, tally_session
 from graph.store import Store
+from graph.write.knowledge import refresh_indexes
 
 log = logging.getLogger("recollect.profiles")
 
@@ -71,6 +73,7 @@ class ProfileWriter:
             len(tallies),
             (time.perf_counter() - started) * 1000,
         )
+        refresh_indexes(self._store, user_id)
         return profiles
 
     def tally(self, user_id: str, session_id: str) -> SessionTally:

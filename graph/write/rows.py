@@ -39,6 +39,7 @@ class MemoryRow:
     category: str | None
     fact_type: str | None
     kind: str
+    domain: str | None
     vector_id: int
     embedding: str  # base64 of little-endian float32
     embedding_model: str
@@ -227,6 +228,7 @@ def _memory_row(
         category=memory.category,
         fact_type=memory.fact_type,
         kind=memory.kind,
+        domain=memory.domain,
         vector_id=to_faiss_id(w.id),
         embedding=w.embedding,
         embedding_model=model_id,

@@ -134,7 +134,7 @@ def end_session(
         episode.id,
         time.time() if now is None else now,
         about.topics,
-        about.hints.params(),
+        {**about.hints.params(), "open_threads": open_threads},
     )
     service.profiles.session_ended(user_id, session_id)  # off the request path
     return SessionSummary(
