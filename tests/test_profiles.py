@@ -17,7 +17,7 @@ from api.mcp_server import build_server, stdio_caller
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
 from graph.profile import rules, signals
-from tests.conftest import Api, close_api, open_api
+from tests.conftest import Api, close_api, embedded_only, open_api
 
 KEYS = {"bea": "key-bea", "bob": "key-bob"}
 REMEMBER = "mutation($inputs: [MemoryInput!]!) { rememberMany(inputs: $inputs) { id } }"
@@ -157,6 +157,23 @@ def test_context_opens_with_the_user_and_the_profile(keyed: Api) -> None:
     tight = _ok(keyed, "bea", CONTEXT, u="bea", m="band", asOf="2026-01-30T12:00:00Z", budget=60)
     assert tight["context"]["tokens"] <= 60 and floor < 60
     assert tight["context"]["text"].splitlines()[1] == lines[1]
+
+
+@embedded_only
+def test_analyst_queries_show_profiles_and_coverage(keyed: Api) -> None:
+    from tests.test_browser_shape import _analyst
+
+    profiles = {r["speaker"]: r for r in _analyst(keyed, "profiles", userId="bea")}
+    assert profiles["Bea"]["person"] == "person:bea"
+    assert any(e.startswith("violin [") for e in profiles["Bea"]["expertise"])
+    evidence = _analyst(keyed, "profile_evidence", userId="bea", speaker="Bea")
+    violin = next(r for r in evidence if r["area"] == "violin")
+    assert all("violin" in e for e in violin["evidence"])
+    coverage = {
+        r["relation"]: r for r in _analyst(keyed, "coverage_by_relation_type", userId="bea")
+    }
+    assert coverage["PLAYS"]["memories"] >= 3
+    assert _analyst(keyed, "people_known_by_role", userId="nobody") == []
 
 
 def test_forget_removes_evidence_and_empty_items(keyed: Api) -> None:

@@ -16,6 +16,7 @@ service's background thread, so no request waits for it (bench/profile.py measur
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Iterable
 
@@ -43,10 +44,24 @@ class ProfileWriter:
     def __init__(self, store: Store, background: Background) -> None:
         self._store = store
         self._background = background
+        self._pending: dict[str, set[str]] = {}
+        self._lock = threading.Lock()
 
     def session_ended(self, user_id: str, session_id: str) -> None:
-        """Queues the update for a session just ended (or one of whose turns was forgotten)."""
-        self._background.run(self.update, user_id, [session_id])
+        """Queues the update for a session just ended (or one of whose turns was forgotten).
+        Sessions that end while an update of the same user waits join it: a bulk ingest that
+        ends thousands of sessions folds and reindexes as often as the background catches up,
+        not once per session."""
+        with self._lock:
+            waiting = user_id in self._pending
+            self._pending.setdefault(user_id, set()).add(session_id)
+        if not waiting:
+            self._background.run(self._run_pending, user_id)
+
+    def _run_pending(self, user_id: str) -> None:
+        with self._lock:
+            sessions = self._pending.pop(user_id, set())
+        self.update(user_id, sessions)
 
     def update(self, user_id: str, sessions: Iterable[str]) -> list[rules.Profile]:
         """Tallies `sessions` (those that have ended) again, then folds and writes."""
