@@ -1,9 +1,10 @@
 """The documented rules that turn session tallies (graph/profile/tally.py) into profiles. Pure.
 
 Expertise, per area (an entity the person's own typed facts point at: what they work as or on,
-study, practise, play, make, volunteer at), counted over all their ended sessions:
+study, practise, play, make, volunteer at, go to, are a member of), counted over all their ended
+sessions:
 
-    turns     their turns stating a fact about the area, or naming it
+    turns     their turns stating a fact about the area, or naming it (in any session)
     sessions  the sessions those turns fall in
     specific  of those turns, the ones giving dates, numbers, proper names or domain terms
 
@@ -98,6 +99,10 @@ class _Sum:
     first: float | None = None
     last: float | None = None
     areas: dict[str, list[tuple[str, SpeakerTally]]] = field(default_factory=dict)
+    mentions: dict[str, list[str]] = field(default_factory=dict)  # entity key -> turn ids
+    specific: set[str] = field(default_factory=set)
+    session_of: dict[str, str] = field(default_factory=dict)  # turn id -> session
+    order: dict[str, int] = field(default_factory=dict)  # turn id -> place in all their turns
     declined: list[str] = field(default_factory=list)
     name: str | None = None
     disclosures: dict[str, int] = field(default_factory=dict)
@@ -114,6 +119,12 @@ class _Sum:
         self.last = s.last if s.last is not None else self.last
         for key in s.areas:
             self.areas.setdefault(key, []).append((session_id, s))
+        for key, ids in s.mentions.items():
+            self.mentions.setdefault(key, []).extend(ids)
+        self.specific |= set(s.specific)
+        for turn_id in s.turn_ids:
+            self.session_of[turn_id] = session_id
+            self.order[turn_id] = len(self.order)
         self.declined += [topic for topic, _ in s.declined if topic not in self.declined]
         if s.names:
             self.name = str(s.names[-1][0])
@@ -132,7 +143,7 @@ def build(tallies: Iterable[SessionTally]) -> list[Profile]:
 
 def _profile(speaker: str, total: _Sum) -> Profile:
     items = sorted(
-        (_item(key, pairs) for key, pairs in total.areas.items()),
+        (_item(key, total) for key in total.areas),
         key=lambda i: (-DEPTHS.index(i.depth), -i.turns, -i.sessions, i.area),
     )
     disclosed = sum(total.disclosures.values())
@@ -154,26 +165,27 @@ def _profile(speaker: str, total: _Sum) -> Profile:
     )
 
 
-def _item(key: str, pairs: Sequence[tuple[str, SpeakerTally]]) -> ExpertiseItem:
-    evidence: list[str] = []
-    specific = 0
-    sessions = 0
+def _item(key: str, total: _Sum) -> ExpertiseItem:
+    """An area with its turns from every session: those stating a fact about it and the
+    person's other turns naming it."""
+    stating: list[str] = []
     types: set[str] = set()
     label = ""
-    for _, counted in pairs:
+    for _, counted in total.areas[key]:
         area = counted.areas[key]
         label = area.label
         types |= set(area.types)
-        evidence += area.evidence
-        specific += len(area.specific)
-        sessions += bool(area.evidence)
+        stating += area.evidence
+    evidence = list(dict.fromkeys([*stating, *total.mentions.get(key, [])]))
+    sessions = len({total.session_of[i] for i in evidence if i in total.session_of})
+    specific = sum(1 for i in evidence if i in total.specific)
     level = depth(len(evidence), sessions, specific)
     return ExpertiseItem(
         area=label,
         area_key=key,
         depth=level,
         reason=reason(label, sorted(types), len(evidence), sessions, specific),
-        evidence=tuple(evidence),
+        evidence=tuple(sorted(evidence, key=lambda i: total.order.get(i, 0))),
         turns=len(evidence),
         sessions=sessions,
         specific=specific,
@@ -197,6 +209,8 @@ _SAYS = {
     "PLAYS": "plays {area}",
     "MADE": "made {area}",
     "VOLUNTEERS_AT": "volunteers at {area}",
+    "ATTENDED": "went to {area}",
+    "MEMBER_OF": "is a member of {area}",
 }
 
 

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from graph.profile import signals
 from graph.records import MemoryRecord
 
-TALLY_VERSION = 1
+TALLY_VERSION = 2
 # entity types that count as names in a turn (topics are common nouns)
 NAMED_TYPES = frozenset({"person", "place", "org", "event", "project", "pet"})
 
@@ -41,8 +41,7 @@ class SelfFact:
 class AreaTally:
     label: str
     types: list[str] = field(default_factory=list)
-    evidence: list[str] = field(default_factory=list)  # turn ids, in session order
-    specific: list[str] = field(default_factory=list)  # of those, turns with specifics
+    evidence: list[str] = field(default_factory=list)  # turns stating it, in session order
 
 
 @dataclass
@@ -59,6 +58,11 @@ class SpeakerTally:
     declined: list[list[str]] = field(default_factory=list)  # [topic, turn id]
     names: list[list[str | float]] = field(default_factory=list)  # [name, said at, turn id]
     disclosures: dict[str, list[str]] = field(default_factory=dict)  # kind -> turn ids
+    # what their turns name (entity key -> turn ids; people left out) and which of their turns
+    # give specifics: an area stated in one session gathers its turns from every session
+    mentions: dict[str, list[str]] = field(default_factory=dict)
+    specific: list[str] = field(default_factory=list)
+    turn_ids: list[str] = field(default_factory=list)  # their turns, in order
 
 
 @dataclass
@@ -98,9 +102,9 @@ def tally_session(
     found: Mapping[str, TurnFacts],
     facts: Sequence[SelfFact],
 ) -> SessionTally:
-    """The session's tally: per speaker their turns, words, structured turns, questions put to
-    them and answered, refusals, names asked for, disclosures, and the areas of their own facts
-    with the turns behind them (those stating the fact, and their other turns naming it)."""
+    """The session's tally: per speaker their turns, words, structured and specific turns,
+    questions put to them and answered, refusals, names asked for, disclosures, what their turns
+    name, and the areas of their own facts with the turns stating them."""
     tally = SessionTally(session_id, turns[0].occurred_at, turns[-1].occurred_at)
     previous: MemoryRecord | None = None
     for turn in turns:
@@ -115,15 +119,21 @@ def tally_session(
             person.asked += 1
             person.answered += signals.answers(turn.text)
         previous = turn
-    _add_areas(tally, turns, found, facts)
+    _add_areas(tally, turns, facts)
     return tally
 
 
 def _count_turn(person: SpeakerTally, turn: MemoryRecord, seen: TurnFacts) -> None:
     names = _names(seen)
+    for key, kind in sorted(seen.entity_types.items()):
+        if kind != "person":
+            person.mentions.setdefault(key, []).append(str(turn.id))
+    if signals.is_specific(turn.text, names):
+        person.specific.append(str(turn.id))
     if person.entity is None and seen.speaker_keys:
         person.entity = seen.speaker_keys[0]
     person.turns += 1
+    person.turn_ids.append(str(turn.id))
     person.words += signals.word_count(turn.text)
     person.structured += signals.is_structured(turn.text, names)
     person.first = turn.occurred_at if person.first is None else person.first
@@ -145,11 +155,10 @@ def _names(seen: TurnFacts) -> int:
 
 
 def _add_areas(
-    tally: SessionTally,
-    turns: Sequence[MemoryRecord],
-    found: Mapping[str, TurnFacts],
-    facts: Sequence[SelfFact],
+    tally: SessionTally, turns: Sequence[MemoryRecord], facts: Sequence[SelfFact]
 ) -> None:
+    """Each speaker's own facts of the session by area, with the turns stating them; the fold
+    adds their other turns naming the area, from every session (`mentions`)."""
     by_id = {str(t.id): t for t in turns}
     order = {str(t.id): n for n, t in enumerate(turns)}
     for fact in facts:
@@ -157,20 +166,9 @@ def _add_areas(
         speaker = by_id[stating[0]].speaker if stating else None
         if speaker is None or speaker not in tally.speakers:
             continue
-        person = tally.speakers[speaker]
-        area = person.areas.setdefault(fact.area_key, AreaTally(fact.area_label))
-        if fact.type not in area.types:
-            area.types = sorted([*area.types, fact.type])
-        naming = [
-            str(t.id)
-            for t in turns
-            if t.speaker == speaker and fact.area_key in _found(found, str(t.id)).entity_types
-        ]
-        joined = set(area.evidence) | set(stating) | set(naming)
-        area.evidence = sorted(joined, key=order.__getitem__)
-        area.specific = [
-            i for i in area.evidence if signals.is_specific(by_id[i].text, _names(_found(found, i)))
-        ]
+        area = tally.speakers[speaker].areas.setdefault(fact.area_key, AreaTally(fact.area_label))
+        area.types = sorted({*area.types, fact.type})
+        area.evidence = sorted({*area.evidence, *stating}, key=order.__getitem__)
 
 
 def _found(found: Mapping[str, TurnFacts], turn_id: str) -> TurnFacts:

@@ -28,7 +28,9 @@ from graph.write.knowledge import refresh_indexes
 
 log = logging.getLogger("recollect.profiles")
 
-# what someone says they work as or on, study, practise, play, make, or volunteer at
+# what someone says they work as or on, study, practise, play, make, volunteer at, go to or are
+# a member of: their work, study, practice, making and doing (likes are interests, not
+# expertise: on LoCoMo 26 adding LIKES took the precision proxy from 0.83 to 0.78)
 EXPERTISE_TYPES = (
     "WORKS_AS",
     "WORKS_ON",
@@ -37,6 +39,8 @@ EXPERTISE_TYPES = (
     "PLAYS",
     "MADE",
     "VOLUNTEERS_AT",
+    "ATTENDED",
+    "MEMBER_OF",
 )
 
 
