@@ -16,7 +16,7 @@ from mcp import Client
 from api.mcp_server import build_server, stdio_caller
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
-from graph.profile import rules, signals
+from graph.profile import coverage, rules, signals
 from tests.conftest import Api, close_api, embedded_only, open_api
 
 KEYS = {"bea": "key-bea", "bob": "key-bob"}
@@ -415,3 +415,54 @@ def test_disclosures_and_specifics() -> None:
     assert signals.is_specific("We met in 1998.", 0)
     assert signals.is_specific("I glaze with celadon slips.", 0)  # a domain term
     assert not signals.is_specific("I like it a lot, it is fun.", 0)
+
+
+def test_temporal_buckets_fit_the_span() -> None:
+    from datetime import UTC, datetime
+
+    def at(*parts: int) -> float:
+        return datetime(*parts, tzinfo=UTC).timestamp()  # type: ignore[misc]
+
+    assert coverage.temporal([at(2023, 5, 1), at(2023, 5, 9), at(2023, 7, 1)]) == (
+        ("2023-05", 2),
+        ("2023-07", 1),
+    )
+    assert coverage.temporal([at(2019, 1, 1), at(2023, 5, 1)]) == (("2019", 1), ("2023", 1))
+    assert coverage.temporal([at(1750, 1, 1), at(1755, 1, 1), at(1990, 1, 1)]) == (
+        ("1750s", 2),
+        ("1990s", 1),
+    )
+
+
+def test_gaps_are_ranked_by_kind_with_questions() -> None:
+    rows = coverage.Rows(
+        memories=[{"id": "m1", "occurred_at": 0.0, "event_start": None, "session_id": "s1"}],
+        entities=[
+            {
+                "key": "person:x",
+                "type": "person",
+                "label": "Ann's husband",
+                "unnamed": True,
+                "mentions": 4,
+                "sessions": ["s1"],
+            },
+        ],
+        relations=[
+            {
+                "src": "Ann",
+                "type": "VISITED",
+                "dst": "Paris",
+                "dst_type": "place",
+                "evidence": ["m1"],
+            }
+        ],
+        threads=[{"id": "s1", "at": 5.0, "open_threads": ["Ann: Did you call the vet?"]}],
+    )
+    index = coverage.build(rows, 10.0)
+    kinds = [g.kind for g in index.gaps]
+    assert kinds[:3] == ["OPEN_THREAD", "UNNAMED_PERSON", "UNTIMED_FACT"]
+    assert index.gaps[1].question == "What is the name of Ann's husband?"
+    assert index.gaps[2].question == "When did Ann visit Paris?"
+    travel = next(c for c in index.categories if c.name == "travel")
+    assert (travel.entry_count, travel.weak) == (1, ("places visited",))
+    assert coverage.from_json(coverage.to_json(index)) == index
