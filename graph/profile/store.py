@@ -97,7 +97,12 @@ class ProfileStore:
             preferred_name=row.get("set_name") or row.get("said_name"),
             relationship_stage=stage,
             style=style,
-            items=tuple((str(i["area"]), str(i["depth"])) for i in row.get("items") or ()),
+            # with no item, the optional match projects a map of nulls on FalkorDB
+            items=tuple(
+                (str(i["area"]), str(i["depth"]))
+                for i in row.get("items") or ()
+                if i and i.get("area") is not None
+            ),
         )
 
     def set_settings(

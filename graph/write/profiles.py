@@ -76,36 +76,45 @@ class ProfileWriter:
         return self._fold(user_id, None)
 
     def _fold(self, user_id: str, again: set[str] | None) -> list[rules.Profile]:
-        started = time.perf_counter()
-        tallies: list[SessionTally] = []
-        for session_id, stored in self._store.profiles.tallies(user_id):
-            tally = SessionTally.from_json(stored) if stored else None
-            if tally is None or again is None or session_id in again:
-                tally = self.tally(user_id, session_id)
-                self._store.profiles.set_tally(user_id, session_id, tally.to_json())
-            tallies.append(tally)
-        profiles = rules.build(tallies)
-        self._store.profiles.write(user_id, profiles, time.time())
-        log.info(
-            "profiles of %s: %d sessions folded in %.0f ms",
-            user_id,
-            len(tallies),
-            (time.perf_counter() - started) * 1000,
-        )
-        refresh_indexes(self._store, user_id)
-        return profiles
+        return fold(self._store, user_id, again)
 
     def tally(self, user_id: str, session_id: str) -> SessionTally:
-        """One session's tally from its turns, what the graph found in them, and its speakers'
-        own facts."""
-        turns = [t for t in self._store.session_turns(user_id, session_id) if t.kind == "turn"]
-        if not turns:
-            return SessionTally(session_id, 0.0, 0.0)
-        found = {
-            str(f.id): TurnFacts(
-                {key: key.split(":", 1)[0] for key in f.entity_keys}, f.speaker_keys
-            )
-            for f in self._store.memory_facts(user_id, [t.id for t in turns]).values()
-        }
-        facts = self._store.profiles.self_facts(user_id, session_id, EXPERTISE_TYPES)
-        return tally_session(session_id, turns, found, facts)
+        return tally(self._store, user_id, session_id)
+
+
+def fold(store: Store, user_id: str, again: set[str] | None) -> list[rules.Profile]:
+    """Folds the tallies of the user's ended sessions into profiles and writes them, tallying
+    again the sessions in `again` (all with None) and those without a current tally; then builds
+    the user's knowledge indexes again."""
+    started = time.perf_counter()
+    tallies: list[SessionTally] = []
+    for session_id, stored in store.profiles.tallies(user_id):
+        counted = SessionTally.from_json(stored) if stored else None
+        if counted is None or again is None or session_id in again:
+            counted = tally(store, user_id, session_id)
+            store.profiles.set_tally(user_id, session_id, counted.to_json())
+        tallies.append(counted)
+    profiles = rules.build(tallies)
+    store.profiles.write(user_id, profiles, time.time())
+    log.info(
+        "profiles of %s: %d sessions folded in %.0f ms",
+        user_id,
+        len(tallies),
+        (time.perf_counter() - started) * 1000,
+    )
+    refresh_indexes(store, user_id)
+    return profiles
+
+
+def tally(store: Store, user_id: str, session_id: str) -> SessionTally:
+    """One session's tally from its turns, what the graph found in them, and its speakers' own
+    facts."""
+    turns = [t for t in store.session_turns(user_id, session_id) if t.kind == "turn"]
+    if not turns:
+        return SessionTally(session_id, 0.0, 0.0)
+    found = {
+        str(f.id): TurnFacts({key: key.split(":", 1)[0] for key in f.entity_keys}, f.speaker_keys)
+        for f in store.memory_facts(user_id, [t.id for t in turns]).values()
+    }
+    facts = store.profiles.self_facts(user_id, session_id, EXPERTISE_TYPES)
+    return tally_session(session_id, turns, found, facts)
