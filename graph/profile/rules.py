@@ -34,7 +34,7 @@ order said.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from graph.profile.tally import SessionTally, SpeakerTally
@@ -99,7 +99,7 @@ class _Sum:
     first: float | None = None
     last: float | None = None
     areas: dict[str, list[tuple[str, SpeakerTally]]] = field(default_factory=dict)
-    mentions: dict[str, list[str]] = field(default_factory=dict)  # entity key -> turn ids
+    mentions: Mapping[str, list[str]] = field(default_factory=dict)  # area key -> turn ids
     specific: set[str] = field(default_factory=set)
     session_of: dict[str, str] = field(default_factory=dict)  # turn id -> session
     order: dict[str, int] = field(default_factory=dict)  # turn id -> place in all their turns
@@ -119,8 +119,6 @@ class _Sum:
         self.last = s.last if s.last is not None else self.last
         for key in s.areas:
             self.areas.setdefault(key, []).append((session_id, s))
-        for key, ids in s.mentions.items():
-            self.mentions.setdefault(key, []).extend(ids)
         self.specific |= set(s.specific)
         for turn_id in s.turn_ids:
             self.session_of[turn_id] = session_id
@@ -132,12 +130,22 @@ class _Sum:
             self.disclosures[kind] = self.disclosures.get(kind, 0) + len(ids)
 
 
-def build(tallies: Iterable[SessionTally]) -> list[Profile]:
-    """Every speaker's profile from the tallies of the user's ended sessions, in any order."""
+def areas(tallies: Iterable[SessionTally]) -> list[str]:
+    """The keys of every area the tallies' own facts point at (their turns are read next)."""
+    return sorted({k for t in tallies for s in t.speakers.values() for k in s.areas})
+
+
+def build(
+    tallies: Iterable[SessionTally], turns: Mapping[str, Mapping[str, list[str]]] | None = None
+) -> list[Profile]:
+    """Every speaker's profile from the tallies of the user's ended sessions, in any order, and
+    `turns`: speaker -> area key -> their ended sessions' turns naming it."""
     sums: dict[str, _Sum] = {}
     for tally in sorted(tallies, key=lambda t: (t.started, t.session_id)):
         for speaker, counted in sorted(tally.speakers.items()):
             sums.setdefault(speaker, _Sum()).add(tally.session_id, counted)
+    for speaker, total in sums.items():
+        total.mentions = (turns or {}).get(speaker, {})
     return [_profile(speaker, total) for speaker, total in sorted(sums.items())]
 
 
@@ -176,7 +184,8 @@ def _item(key: str, total: _Sum) -> ExpertiseItem:
         label = area.label
         types |= set(area.types)
         stating += area.evidence
-    evidence = list(dict.fromkeys([*stating, *total.mentions.get(key, [])]))
+    named = [i for i in total.mentions.get(key, []) if i in total.session_of]
+    evidence = list(dict.fromkeys([*stating, *named]))
     sessions = len({total.session_of[i] for i in evidence if i in total.session_of})
     specific = sum(1 for i in evidence if i in total.specific)
     level = depth(len(evidence), sessions, specific)

@@ -15,6 +15,7 @@ from graph.profile.tally import SelfFact
 PROFILE_STATEMENTS = {
     "session_self_facts",
     "session_tallies",
+    "area_turns",
     "set_session_tally",
     "write_profiles",
     "get_profiles",
@@ -70,6 +71,15 @@ class ProfileStore:
             )
             for r in rows
         ]
+
+    def area_turns(self, user_id: str, keys: Sequence[str]) -> dict[str, dict[str, list[str]]]:
+        """speaker -> area key -> the ids of their ended sessions' turns naming it."""
+        out: dict[str, dict[str, list[str]]] = {}
+        if not keys:
+            return out
+        for row in self._run("area_turns", user_id=user_id, keys=sorted(set(keys))):
+            out.setdefault(str(row["speaker"]), {})[str(row["key"])] = list(row["ids"])
+        return out
 
     def tallies(self, user_id: str) -> list[tuple[str, str | None]]:
         """(session id, tally JSON or None) of every ended session."""

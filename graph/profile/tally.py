@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from graph.profile import signals
 from graph.records import MemoryRecord
 
-TALLY_VERSION = 2
+TALLY_VERSION = 3
 # entity types that count as names in a turn (topics are common nouns)
 NAMED_TYPES = frozenset({"person", "place", "org", "event", "project", "pet"})
 
@@ -58,9 +58,8 @@ class SpeakerTally:
     declined: list[list[str]] = field(default_factory=list)  # [topic, turn id]
     names: list[list[str | float]] = field(default_factory=list)  # [name, said at, turn id]
     disclosures: dict[str, list[str]] = field(default_factory=dict)  # kind -> turn ids
-    # what their turns name (entity key -> turn ids; people left out) and which of their turns
-    # give specifics: an area stated in one session gathers its turns from every session
-    mentions: dict[str, list[str]] = field(default_factory=dict)
+    # which of their turns give specifics (an area gathers its turns from every session, read
+    # from the graph at each fold: graph/profile/store.py area_turns)
     specific: list[str] = field(default_factory=list)
     turn_ids: list[str] = field(default_factory=list)  # their turns, in order
 
@@ -103,8 +102,8 @@ def tally_session(
     facts: Sequence[SelfFact],
 ) -> SessionTally:
     """The session's tally: per speaker their turns, words, structured and specific turns,
-    questions put to them and answered, refusals, names asked for, disclosures, what their turns
-    name, and the areas of their own facts with the turns stating them."""
+    questions put to them and answered, refusals, names asked for, disclosures, and the areas of
+    their own facts with the turns stating them."""
     tally = SessionTally(session_id, turns[0].occurred_at, turns[-1].occurred_at)
     previous: MemoryRecord | None = None
     for turn in turns:
@@ -125,9 +124,6 @@ def tally_session(
 
 def _count_turn(person: SpeakerTally, turn: MemoryRecord, seen: TurnFacts) -> None:
     names = _names(seen)
-    for key, kind in sorted(seen.entity_types.items()):
-        if kind != "person":
-            person.mentions.setdefault(key, []).append(str(turn.id))
     if signals.is_specific(turn.text, names):
         person.specific.append(str(turn.id))
     if person.entity is None and seen.speaker_keys:
@@ -158,7 +154,7 @@ def _add_areas(
     tally: SessionTally, turns: Sequence[MemoryRecord], facts: Sequence[SelfFact]
 ) -> None:
     """Each speaker's own facts of the session by area, with the turns stating them; the fold
-    adds their other turns naming the area, from every session (`mentions`)."""
+    adds their other turns naming the area, from every session."""
     by_id = {str(t.id): t for t in turns}
     order = {str(t.id): n for n, t in enumerate(turns)}
     for fact in facts:

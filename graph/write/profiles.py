@@ -94,7 +94,8 @@ def fold(store: Store, user_id: str, again: set[str] | None) -> list[rules.Profi
             counted = tally(store, user_id, session_id)
             store.profiles.set_tally(user_id, session_id, counted.to_json())
         tallies.append(counted)
-    profiles = rules.build(tallies)
+    turns = store.profiles.area_turns(user_id, rules.areas(tallies))
+    profiles = rules.build(tallies, turns)
     store.profiles.write(user_id, profiles, time.time())
     log.info(
         "profiles of %s: %d sessions folded in %.0f ms",
