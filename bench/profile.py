@@ -139,7 +139,10 @@ def in_span(index: dict[str, Any], conversation: Conversation) -> tuple[int, int
     inside = 0
     for p in index["temporalCoverage"]:
         period = p["period"]
-        if first[: len(period)] <= period <= last[: len(period)]:
+        if period.endswith("s"):  # a decade: "2020s"
+            decade = int(period[:-1])
+            inside += p["count"] * (int(first[:4]) // 10 * 10 <= decade <= int(last[:4]))
+        elif first[: len(period)] <= period <= last[: len(period)]:
             inside += p["count"]
     return inside, sum(p["count"] for p in index["temporalCoverage"])
 
