@@ -39,12 +39,12 @@ class MemoryRow:
     category: str | None
     fact_type: str | None
     kind: str
-    domain: str | None
     vector_id: int
     embedding: str  # base64 of little-endian float32
     embedding_model: str
     topic_candidates: list[str] | None
     repeat_of: str | None
+    domain: str | None = None  # the knowledge index is kept per (user, domain)
 
 
 @dataclass(frozen=True)
