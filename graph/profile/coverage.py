@@ -11,9 +11,10 @@ well covered and weak:
     memory (never stated counts as weak); an entity-type category's well covered are its
     entities mentioned >= 5 times, its weak those mentioned once (first five of each)
 
-Themes: topics mentioned in at least `THEME_SESSIONS` sessions. Temporal coverage: each memory at
-the time it speaks of (its event time), else when it was said, counted in decades when the span
-passes 30 years, in years when it passes 2, else in months. Places: place entities by mentions.
+Themes: topics mentioned in at least `THEME_SESSIONS` sessions, chat formulas ("Congrats") left
+out. Temporal coverage: each memory at the time it speaks of (its event time), else when it was
+said, counted in decades when the span passes 30 years, in years when it passes 2, else in months.
+Places: place entities by mentions.
 
 Gaps, ranked by kind, then by weight, at most `GAPS_PER_KIND` of each kind:
 
@@ -32,6 +33,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
+
+from graph.recall.episodes import is_formula
 
 # category -> field -> relation type, from graph/vocabulary.py's EXAMPLES
 FACT_GROUPS: dict[str, dict[str, str]] = {
@@ -194,7 +197,9 @@ def _themes(entities: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
     topics = [
         e
         for e in entities
-        if e["type"] == "topic" and len({s for s in e.get("sessions") or () if s}) >= THEME_SESSIONS
+        if e["type"] == "topic"
+        and len({s for s in e.get("sessions") or () if s}) >= THEME_SESSIONS
+        and not is_formula(str(e["label"]))  # "Congrats" recurs and says nothing
     ]
     topics.sort(key=lambda e: (-len(set(e["sessions"])), -int(e["mentions"]), str(e["label"])))
     return tuple(str(e["label"]) for e in topics[:10])
