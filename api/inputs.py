@@ -54,6 +54,10 @@ PINNED = (
     "entities they link first."
 )
 CATEGORY = f"What it is about: one of {', '.join(CATEGORIES)}."
+DOMAIN = (
+    "What part of the user's life or work it belongs to (e.g. village-history): lowercase "
+    "letters, digits and dashes; the knowledge index is kept per domain. None by default."
+)
 FACT_TYPE = f"A stated fact rather than a turn of conversation: one of {', '.join(FACT_TYPES)}."
 PII_POLICY = (
     "Changes to the storage policy for personal data and secrets, for this memory only: "
@@ -76,6 +80,7 @@ class MemoryFields(BaseModel):
     category: Annotated[str | None, Field(description=CATEGORY)] = None
     fact_type: Annotated[str | None, Field(description=FACT_TYPE)] = None
     pii_policy: Annotated[str | None, Field(description=PII_POLICY)] = None
+    domain: Annotated[str | None, Field(description=DOMAIN)] = None
 
     def to_new(self, user_id: str) -> NewMemory:
         return NewMemory(
@@ -90,6 +95,7 @@ class MemoryFields(BaseModel):
             category=self.category,
             fact_type=self.fact_type,
             pii_policy=self.pii_policy,
+            domain=self.domain,
         )
 
 

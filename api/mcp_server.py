@@ -32,6 +32,7 @@ from api.loaders import call
 from graph import validation
 from graph.errors import InvalidInput, NotFound, RecollectError
 from graph.limits import DEFAULT_MAX_MEMORIES, MAX_MEMORIES, MAX_PAGE, Limits, check_range
+from graph.profile.view import knowledge_index, profile_dict, read_profile
 from graph.recall.config import DEFAULT_PROFILE, preset
 from graph.recall.retrieval import ContextRequest, ContextResult, retrieve
 from graph.records import EntityRecord, MemoryRecord
@@ -516,6 +517,46 @@ async def end_session(
     }
 
 
+@_tool("get_profile")
+async def get_profile(
+    ctx: Context,
+    speaker: Annotated[
+        str | None, Field(description="Whose profile; the user's main speaker when omitted.")
+    ] = None,
+    user_id: UserArg = None,
+) -> dict[str, Any]:
+    """Who this person is: what they know well (each area with its depth, the reason and the ids
+    of the turns that show it), how they talk, topics they decline, how long you have known them
+    and what to call them. Ask an expert for details, greet a returning user by what they told."""
+    service, user = _user(ctx, user_id)
+    view = await call(read_profile, service, user, speaker)
+    if view is None:
+        return {"profile": None}
+    return {"profile": profile_dict(view)}
+
+
+@_tool("get_knowledge_gaps")
+async def get_knowledge_gaps(
+    ctx: Context,
+    domain: Annotated[
+        str | None, Field(description="One domain of the memories, e.g. village-history.")
+    ] = None,
+    user_id: UserArg = None,
+) -> dict[str, Any]:
+    """What memory lacks about this user, ranked, each with a question you could ask (an open
+    thread, a person known only by role, an event with no date, a thin category), beside what it
+    covers well: ask these when the conversation allows, to fill the gaps."""
+    service, user = _user(ctx, user_id)
+    index = await call(knowledge_index, service, user, domain)
+    return {
+        "total_entries": index.total_entries,
+        "gaps": [{"kind": g.kind, "reason": g.reason, "question": g.question} for g in index.gaps],
+        "well_covered": {c.name: list(c.well_covered) for c in index.categories if c.well_covered},
+        "themes": list(index.themes),
+        "temporal_coverage": [{"period": p, "count": n} for p, n in index.temporal],
+    }
+
+
 TOOLS: tuple[Callable[..., Awaitable[dict[str, Any]]], ...] = (
     remember,
     remember_many,
@@ -525,4 +566,6 @@ TOOLS: tuple[Callable[..., Awaitable[dict[str, Any]]], ...] = (
     list_entities,
     forget,
     end_session,
+    get_profile,
+    get_knowledge_gaps,
 )

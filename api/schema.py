@@ -25,6 +25,14 @@ from api.neighbourhood import (
     resolve_overview,
     resolve_users,
 )
+from api.profiles import (
+    KnowledgeIndex,
+    Profile,
+    resolve_knowledge_index,
+    resolve_profile,
+    resolve_refresh_profile,
+    resolve_set_user_settings,
+)
 from api.types import (
     ContextBlock,
     EntityCard,
@@ -168,6 +176,18 @@ class Query:
         description="A user's `limit` most-mentioned entities and the relations among them: who "
         "and what the memory holds, at a glance (the explorer's first view).",
     )
+    profile: Profile | None = strawberry.field(
+        resolver=resolve_profile,
+        description="What the memory knows of one person: expertise with its evidence, style, "
+        "topics declined, counts, preferred name, relationship stage; null before any session "
+        "of theirs ended and with no settings.",
+    )
+    knowledge_index: KnowledgeIndex = strawberry.field(
+        resolver=resolve_knowledge_index,
+        description="What the memory knows and lacks about the user (or one domain): categories, "
+        "themes, temporal and place coverage, and ranked gaps with questions to ask. Rebuilt "
+        "when a session ends.",
+    )
     users: list[strawberry.ID] = strawberry.field(
         resolver=resolve_users,
         description="User ids holding memories that this API key may read (all without keys).",
@@ -243,6 +263,17 @@ class Mutation:
         user = ctx.scope(str(user_id))
         record = await call(ctx.service.merge_entities, user, sources, into)
         return EntityCard.from_record(user, record)
+
+    set_user_settings: Profile = strawberry.mutation(
+        resolver=resolve_set_user_settings,
+        description="Set the user's timezone and preferred name (each only when given); a bad "
+        "zone is BAD_USER_INPUT naming `timezone`, and nothing is written.",
+    )
+    refresh_profile: Profile | None = strawberry.mutation(
+        resolver=resolve_refresh_profile,
+        description="Rebuild the user's profiles from every ended session now; returns the main "
+        "speaker's.",
+    )
 
     @strawberry.mutation
     async def pin(

@@ -26,7 +26,7 @@ CREATE (mem:Memory {
   category: m.category, fact_type: m.fact_type, kind: m.kind, vector_id: m.vector_id,
   embedding: m.embedding, embedding_model: m.embedding_model, topic_candidates: m.topic_candidates,
   repeat_of: m.repeat_of, redactions: m.redactions, own_text: m.own_text,
-  own_embedding: m.own_embedding, seq: seq
+  own_embedding: m.own_embedding, domain: m.domain, seq: seq
 })
 WITH seq, epoch, count(mem) AS created
 UNWIND CASE WHEN size($entities) = 0 THEN [null] ELSE $entities END AS x

@@ -44,8 +44,13 @@ class Background:
         return self._pending
 
     def drain(self) -> None:
-        """Waits for the tasks queued so far (tests, shutdown)."""
-        self._pool.submit(lambda: None).result()
+        """Waits for the tasks queued so far and those they queue in turn (an idle session's
+        end queues its profile update), for tests and shutdown."""
+        while True:
+            self._pool.submit(lambda: None).result()
+            with self._lock:
+                if self._pending == 0:
+                    return
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)

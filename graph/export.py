@@ -1,9 +1,10 @@
 """Copying users between engines (`recollect export --to bolt://…`) and GraphML export.
 
 The copy is idempotent: memories merge on (user_id, id), entities on (user_id, key), edges once
-each, so a second run creates nothing new. Reads and writes go through the executor seam in pages;
-lists sent to the target are never empty (FalkorDB's Bolt endpoint crashes on an empty list
-parameter).
+each, so a second run creates nothing new. User settings are copied; profiles and knowledge
+indexes are derived, and folded again on the target from the session tallies that come with the
+sessions. Reads and writes go through the executor seam in pages; lists sent to the target are
+never empty (FalkorDB's Bolt endpoint crashes on an empty list parameter).
 """
 
 from __future__ import annotations
@@ -15,12 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from graph.executor import Executor
+from graph.store import Store
+from graph.write.profiles import fold
 
 EDGES = ("mentions", "next", "relations", "in_session", "summaries")
 EXPORT_STATEMENTS = {
     f"{verb}_{noun}"
     for verb in ("export", "import")
-    for noun in ("memories", "entities", "sessions", *EDGES)
+    for noun in ("memories", "entities", "sessions", "user_settings", *EDGES)
 }
 
 COUNTED = (
@@ -107,6 +110,12 @@ class Exporter:
                 self.target.run(f"import_{name}", {**params, "rows": rows})
                 setattr(counts, name, getattr(counts, name) + len(rows))
                 tick(name, len(rows))
+        settings = [dict(r["props"]) for r in self.source.run("export_user_settings", params)]
+        if settings:
+            self.target.run("import_user_settings", {**params, "rows": settings})
+        # profiles and knowledge indexes are derived: folded on the target from the sessions'
+        # tallies, which came with the sessions (graph/write/profiles.py)
+        fold(Store(self.target), user_id, set())
         return counts
 
 

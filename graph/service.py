@@ -11,6 +11,7 @@ It assembles the parts and owns none of their work:
     screen      graph/write/screen.py the storage policy for personal data and secrets
     writes      graph/write/          the write pipeline (remember) and the edits (forget, pin,
                                       merge, forgetUser); session ends in graph/write/sessions.py
+    profiles    graph/write/profiles.py  profiles folded from session tallies, in the background
 
 Reads that only restate the store are not repeated here: recall (graph/recall/) and the API reach
 `store`, `caches` and `models` directly. Synchronous by design; the API calls it from worker
@@ -40,6 +41,7 @@ from graph.vectors import VectorStore
 from graph.write.edits import Edits
 from graph.write.pipeline import AfterWrite, RememberResult, WritePipeline
 from graph.write.policy import PiiPolicy
+from graph.write.profiles import ProfileWriter
 from graph.write.screen import Screen
 
 __all__ = ["MemoryService", "RememberResult"]
@@ -72,6 +74,7 @@ class MemoryService:
         )
         self._writer.merge_facts = merge_facts
         self._edits = Edits(store, self.caches)
+        self.profiles = ProfileWriter(store, self.background)
 
     def close(self) -> None:
         self.background.close()
@@ -105,7 +108,14 @@ class MemoryService:
         return self._writer.remember_many(inputs)
 
     def forget(self, user_id: str, memory_id: str) -> bool:
-        return self._edits.forget(user_id, memory_id)
+        """Forgets one memory; a turn of an ended session leaves its profiles in the background
+        (its session is tallied again)."""
+        check_memory_id(user_id, memory_id)
+        found = self.store.memories(user_id, [memory_id]).get(MemoryId(memory_id))
+        done = self._edits.forget(user_id, memory_id)
+        if found is not None and found.session_id is not None and found.kind == "turn":
+            self.profiles.session_ended(user_id, found.session_id)
+        return done
 
     def forget_user(self, user_id: str) -> int:
         return self._edits.forget_user(user_id)

@@ -1,6 +1,7 @@
 """Persistence of memories, entities and relations: named statements in, records out.
 
-Every statement is scoped by `user_id`. Besides this module only the executor's owners run
+Every statement is scoped by `user_id`. Besides this module (and `profiles`,
+graph/profile/store.py, which runs through the same seam) only the executor's owners run
 statements: api/runtime.py applies the schema, graph/export.py copies users between engines. The
 store holds no state of its own.
 """
@@ -16,6 +17,7 @@ from extraction.model import KnownEntity
 from extraction.resolver import RoleLink
 from graph.executor import Executor
 from graph.ids import MemoryId
+from graph.profile.store import PROFILE_STATEMENTS, KnowledgeStore, ProfileStore
 from graph.records import (
     MAX_EVIDENCE,
     ChangeLog,
@@ -81,7 +83,7 @@ STATEMENTS = {
     "neighbourhood_top",
     "neighbourhood_step",
     "neighbourhood_edges",
-}
+} | PROFILE_STATEMENTS
 
 # removals the change log lists (graph/follow.py): a replica further behind reloads the user
 KEEP_REMOVED = 512
@@ -99,6 +101,8 @@ class Store:
     def __init__(self, executor: Executor) -> None:
         executor.queries.require(STATEMENTS)
         self.executor = executor
+        self.profiles = ProfileStore(self._run)
+        self.knowledge = KnowledgeStore(self._run)
 
     def _run(self, name: str, **params: Any) -> list[dict[str, Any]]:
         count_statement()
@@ -428,6 +432,7 @@ class Store:
             expertise=hints.get("expertise", []),
             returning=hints.get("returning", []),
             declined=hints.get("declined", []),
+            open_threads=hints.get("open_threads", []),
         )
         return bool(rows)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import unicodedata
 from dataclasses import dataclass
 
@@ -23,6 +24,8 @@ MAX_SPEAKER_CHARS = 200
 MIN_IMPORTANCE = 0
 MAX_IMPORTANCE = 3
 DEFAULT_IMPORTANCE = 1
+# a memory's domain ("village-history"): the knowledge index is kept per (user, domain)
+DOMAIN = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?")
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,7 @@ class NewMemory:
     pii_policy: str | None = None
     # the types the storage policy redacted from `text` (graph/write/screen.py sets it)
     redactions: tuple[str, ...] = ()
+    domain: str | None = None  # keeps one user's domains apart in the knowledge index
 
 
 def normalized_text(text: str) -> str:
@@ -92,6 +96,7 @@ def validate(memory: NewMemory, max_text_chars: int, prefix: str = "") -> NewMem
         ("category", memory.category),
         ("factType", memory.fact_type),
         ("piiPolicy", memory.pii_policy),
+        ("domain", memory.domain),
     ):
         check_no_nul(value, f"{prefix}{name}")
     if len(memory.text) > max_text_chars:
@@ -111,6 +116,12 @@ def validate(memory: NewMemory, max_text_chars: int, prefix: str = "") -> NewMem
     if memory.fact_type is not None and memory.fact_type not in FACT_TYPES:
         raise InvalidInput(
             f"{prefix}factType", f"is {memory.fact_type!r}; allowed {', '.join(FACT_TYPES)}"
+        )
+    if memory.domain is not None and not DOMAIN.fullmatch(memory.domain):
+        raise InvalidInput(
+            f"{prefix}domain",
+            f"is {memory.domain!r}; allowed 1 to 64 lowercase letters, digits and dashes "
+            "(e.g. village-history)",
         )
     if memory.occurred_at is not None and not math.isfinite(memory.occurred_at):
         raise InvalidInput(f"{prefix}occurredAt", "must be a valid date and time")

@@ -187,7 +187,9 @@ __all__ = [
     "check_identifier",
 ]
 
-# ChangeLog: one per user, its change sequence (graph/follow.py)
+# ChangeLog: one per user, its change sequence (graph/follow.py); Profile: one per person who
+# speaks in a user's memories, Expertise: its items, UserSettings: timezone and name set by hand
+# (graph/write/profiles.py), KnowledgeIndex: one per user and domain (graph/write/knowledge.py)
 NODE_LABELS: tuple[str, ...] = (
     "Memory",
     "Entity",
@@ -195,10 +197,15 @@ NODE_LABELS: tuple[str, ...] = (
     "ChangeLog",
     # a stated fact merged into another (graph/write/merge.py): inactive, readable by id
     "Absorbed",
+    "Profile",
+    "Expertise",
+    "UserSettings",
+    "KnowledgeIndex",
     *ENTITY_LABELS.values(),
 )
 # MENTIONS: memory -> entity; NEXT: a session's turns in ingest order; IN_SESSION: turn -> session;
-# SUMMARIZED_BY: session -> its episodic summary memory
+# SUMMARIZED_BY: session -> its episodic summary memory; PROFILE_OF: profile -> the person's
+# entity; HAS_EXPERTISE: profile -> item; ABOUT: item -> the entity it is about
 # MERGED_FROM: a stated fact -> one it absorbed (graph/write/merge.py)
 EDGE_TYPES: tuple[str, ...] = (
     "MENTIONS",
@@ -206,6 +213,9 @@ EDGE_TYPES: tuple[str, ...] = (
     "IN_SESSION",
     "SUMMARIZED_BY",
     "MERGED_FROM",
+    "PROFILE_OF",
+    "HAS_EXPERTISE",
+    "ABOUT",
     *RELATION_TYPES,
 )
 

@@ -44,6 +44,8 @@ TOOLS = {
     "list_entities",
     "forget",
     "end_session",
+    "get_profile",
+    "get_knowledge_gaps",
 }
 CONVERSATION = [
     {"text": "My sister Ana moved to Porto last year.", "speaker": "Alice", "session_id": "s1"},

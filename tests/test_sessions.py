@@ -201,5 +201,5 @@ def test_composed_block_stays_within_budget_and_prunes_in_order(sessions: Api) -
         previous = block["pruned"]
     kinds = [p.split(":")[0] for p in previous]
     assert kinds and kinds[0] == "window-middle"
-    rank = {"window-middle": 0, "memory": 1, "episode": 1, "card": 2, "turn": 3}
+    rank = {"window-middle": 0, "memory": 1, "episode": 1, "profile": 2, "card": 3, "turn": 4}
     assert [rank[k] for k in kinds] == sorted(rank[k] for k in kinds)

@@ -430,6 +430,8 @@ def test_a_context_call_reads_what_the_stages_ask_for(tmp_path: Path) -> None:
         "change_log",
         "list_memory_vectors",
         "speaker_turns",
+        # the header: the user's settings with the stored profile's head (graph/profile/header.py)
+        "profile_header",
         "last_session",
         "entity_catalog",
         "role_catalog",
@@ -448,6 +450,7 @@ def test_a_context_call_reads_what_the_stages_ask_for(tmp_path: Path) -> None:
     # held from then on: candidates, entities' memories and neighbours cost no statement
     assert executor.names("MainThread") == [
         "change_mark",
+        "profile_header",
         "last_session",
         "entity_cards",
         "get_memories",

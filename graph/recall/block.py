@@ -25,6 +25,7 @@ WINDOW_HEADER = "[CURRENT CONVERSATION]"
 # what [RELEVANT MEMORIES] says when no memory reaches the relevance floor: an agent can then say
 # it does not know, or ask, instead of answering from the nearest unrelated memory
 NOTHING_RELEVANT = "- nothing relevant found in memory for this message"
+PROFILE_HEADER = "[PROFILE]"
 
 
 def count_tokens(text: str) -> int:
@@ -111,6 +112,8 @@ class BlockParts:
     notes: Sequence[str] = ()
     # no memory reached the relevance floor: [RELEVANT MEMORIES] says so
     nothing_relevant: bool = False
+    # the [PROFILE] line's parts (graph/profile/header.py), most worth keeping first
+    profile: Sequence[str] = ()
 
 
 class _Draft:
@@ -127,11 +130,13 @@ class _Draft:
         self.last = list(window.last) if window else []
         self.notes = list(parts.notes)
         self.nothing = parts.nothing_relevant
+        self.profile = list(parts.profile)
         self.pruned: list[str] = []
 
     def text(self) -> str:
         parts = self.parts
-        sections = ["\n".join([parts.time_line, parts.user_line, *self.notes])]
+        profile = [f"{PROFILE_HEADER} " + "; ".join(self.profile)] if self.profile else []
+        sections = ["\n".join([parts.time_line, parts.user_line, *profile, *self.notes])]
         if self.cards:
             lines = [card_line(c, parts.labels, parts.relations_shown) for c in self.cards]
             sections.append("\n".join([CARDS_HEADER, *lines]))
@@ -164,6 +169,10 @@ class _Draft:
             kind, lowest = min(ranked, key=lambda pair: pair[1].score)
             (self.memories if kind == "memory" else self.episodes).remove(lowest)
             self.pruned.append(f"{kind}:{lowest.memory.id}")
+            return True
+        if self.profile:
+            self.profile.pop()
+            self.pruned.append("profile")
             return True
         if self.cards:
             self.pruned.append(f"card:{self.cards.pop().key}")
@@ -201,9 +210,10 @@ class _Draft:
 def compose(parts: BlockParts, budget: int | None) -> Block:
     """Assembles the block from its parts; over `budget`, prunes in this order and says what:
     the middle of the current session (oldest sentence first), memories and episodes (lowest
-    score first), entity cards (last first), the first turns, the last turns (oldest first),
-    the "nothing relevant" line, then the notes (last first). The time and user lines are never
-    pruned (callers reject budgets below `minimum_tokens`)."""
+    score first), the [PROFILE] line's parts (style first, then expertise, last first), entity
+    cards (last first), the first turns, the last turns (oldest first), the "nothing relevant"
+    line, then the notes (last first). The time and user lines are never pruned (callers reject
+    budgets below `minimum_tokens`)."""
     draft = _Draft(parts)
     text = draft.text()
     while budget is not None and count_tokens(text) > budget and draft.drop():

@@ -19,11 +19,11 @@ import math
 import time
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
 from extraction.embedder import embedding_text
 from graph.errors import InvalidInput
 from graph.models import Vector
+from graph.profile.header import header_lines
 from graph.recall.block import BlockParts, Ranked, Window, compose, minimum_tokens
 from graph.recall.candidates import Candidates, collapse_repeats, gather, with_neighbours
 from graph.recall.confidence import (
@@ -70,6 +70,7 @@ class ContextResult:
 class _Header:
     time_line: str
     user_line: str
+    profile: tuple[str, ...] = ()
 
 
 def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
@@ -236,6 +237,7 @@ def _compose(
         relations_shown=config.card_relations_shown,
         notes=notes,
         nothing_relevant=not shown_top,
+        profile=header.profile,
     )
     block = compose(parts, request.token_budget)
     shown_ids = set(block.memory_ids) | set(block.episode_ids)
@@ -273,14 +275,7 @@ def _cards(service: MemoryService, request: ContextRequest, found: Lookup) -> li
 
 
 def _header(service: MemoryService, request: ContextRequest, as_of: float) -> _Header:
-    """The time line and the user line: when it is, who the user is, how long since last time."""
-    now = datetime.fromtimestamp(as_of, tz=UTC)
-    time_line = f"[NOW] {now.strftime('%Y-%m-%d %H:%M')} UTC ({now.strftime('%A')})"
-    name = request.speaker or service.caches.main_speaker(request.user_id)
-    user_line = f"[USER] {request.user_id}" + (f" — {name}" if name else "")
-    last = service.store.last_session(request.user_id, request.session_id)
-    if last is not None and last.last_turn_at is not None:
-        days = max(0, int((as_of - last.last_turn_at) // 86_400))
-        ago = "today" if days == 0 else "1 day ago" if days == 1 else f"{days} days ago"
-        user_line += f"; last session {last.id} {ago}"
-    return _Header(time_line, user_line)
+    """The time line (in the user's zone), the user line and the profile line's parts: when it
+    is, who the user is, how long since last time (graph/profile/header.py)."""
+    lines = header_lines(service, request.user_id, request.speaker, request.session_id, as_of)
+    return _Header(lines.time_line, lines.user_line, lines.profile)

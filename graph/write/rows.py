@@ -49,6 +49,7 @@ class MemoryRow:
     # restored by unmerge; `text` and `embedding` are the merged ones
     own_text: str | None = None
     own_embedding: str | None = None
+    domain: str | None = None  # the knowledge index is kept per (user, domain)
 
 
 @dataclass(frozen=True)
@@ -234,6 +235,7 @@ def _memory_row(
         category=memory.category,
         fact_type=memory.fact_type,
         kind=memory.kind,
+        domain=memory.domain,
         vector_id=to_faiss_id(w.id),
         embedding=w.embedding,
         embedding_model=model_id,

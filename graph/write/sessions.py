@@ -7,6 +7,7 @@ it (typed relations whose first evidence is one of its turns) as sentences, the 
 say the most in the third person, its entities and topics, and open threads (questions left at
 its end); the numbers are an `EpisodeConfig`. The episode is an ordinary memory (kind "episode"),
 so context scores it with the same formula as any memory; ending a session again replaces it.
+The profiles of the people who spoke are then updated in the background (graph/write/profiles.py).
 """
 
 from __future__ import annotations
@@ -133,8 +134,9 @@ def end_session(
         episode.id,
         time.time() if now is None else now,
         about.topics,
-        about.hints.params(),
+        {**about.hints.params(), "open_threads": open_threads},
     )
+    service.profiles.session_ended(user_id, session_id)  # off the request path
     return SessionSummary(
         session_id=session_id,
         episode=episode,

@@ -1,0 +1,84 @@
+"""The lines a context block opens with: `[NOW]` in the user's zone, `[USER]` (name, preferred
+name, last session and what it was about, relationship stage) and the parts of a compact
+`[PROFILE]` line (expertise, then style), which graph/recall/block.py prunes within the budget.
+
+Two statements (the user's settings with the stored profile's head, and the last session), never
+a read of the user's history: the profile is built when sessions end (graph/write/profiles.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, tzinfo
+from zoneinfo import ZoneInfo
+
+from graph.profile.store import Header
+from graph.service import MemoryService
+
+PROFILE_ITEMS = 3  # expertise areas on the [PROFILE] line
+TOPICS_SHOWN = 3  # of the last session, on the [USER] line
+_DAY = 86_400
+
+
+@dataclass(frozen=True)
+class HeaderLines:
+    time_line: str
+    user_line: str
+    profile: tuple[str, ...] = ()  # the [PROFILE] line's parts, most worth keeping first
+
+
+def _zone(name: str | None) -> tzinfo:
+    return ZoneInfo(name) if name else UTC
+
+
+def time_line(as_of: float, zone: str | None) -> str:
+    """ "[NOW] 2026-10-16 01:00 Europe/Lisbon (Friday)": the user's local date and time."""
+    local = datetime.fromtimestamp(as_of, tz=_zone(zone))
+    return f"[NOW] {local.strftime('%Y-%m-%d %H:%M')} {zone or 'UTC'} ({local.strftime('%A')})"
+
+
+def _ago(days: int) -> str:
+    return "today" if days == 0 else "1 day ago" if days == 1 else f"{days} days ago"
+
+
+def profile_parts(name: str, head: Header) -> tuple[str, ...]:
+    """ "Bea knows violin (expert)", "nursing (moderate)", …, then the style."""
+    parts = [f"{area} ({depth})" for area, depth in head.items]
+    if parts:
+        parts[0] = f"{name} knows {parts[0]}"
+    style = head.style
+    if style is not None:
+        said = [style.verbosity]
+        if style.provides_structured_data:
+            said.append("gives dates, numbers and names")
+        if style.responds_to_follow_ups is not None:
+            said.append(
+                "answers follow-ups" if style.responds_to_follow_ups else "skips follow-ups"
+            )
+        parts.append(("style: " if parts else f"{name}'s style: ") + ", ".join(said))
+    return tuple(parts)
+
+
+def header_lines(
+    service: MemoryService,
+    user_id: str,
+    speaker: str | None,
+    session_id: str | None,
+    as_of: float,
+) -> HeaderLines:
+    name = speaker or service.caches.main_speaker(user_id)
+    head = service.store.profiles.header(user_id, name, PROFILE_ITEMS)
+    user_line = f"[USER] {user_id}" + (f" — {name}" if name else "")
+    if head.preferred_name and head.preferred_name != name:
+        user_line += f", called {head.preferred_name}"
+    last = service.store.last_session(user_id, session_id)
+    if last is not None and last.last_turn_at is not None:
+        user_line += (
+            f"; last session {last.id} {_ago(max(0, int((as_of - last.last_turn_at) // _DAY)))}"
+        )
+        if last.topics:
+            user_line += ", about " + ", ".join(last.topics[:TOPICS_SHOWN])
+    if head.relationship_stage:
+        user_line += f"; relationship {head.relationship_stage}"
+    parts = profile_parts(name, head) if name else ()
+    return HeaderLines(time_line(as_of, head.timezone), user_line, parts)

@@ -1,0 +1,251 @@
+"""The statements of profiles and user settings, run through the store's one seam
+(`Store._run`), records out. Every statement is scoped by `user_id`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from graph.profile.coverage import Rows
+from graph.profile.rules import ExpertiseItem, Profile, Style
+from graph.profile.tally import SelfFact
+
+PROFILE_STATEMENTS = {
+    "session_self_facts",
+    "session_tallies",
+    "area_turns",
+    "set_session_tally",
+    "write_profiles",
+    "get_profiles",
+    "profile_header",
+    "set_user_settings",
+    "get_user_settings",
+    "index_memories",
+    "index_entities",
+    "index_relations",
+    "index_threads",
+    "set_knowledge_index",
+    "get_knowledge_index",
+    "knowledge_domains",
+}
+
+Run = Callable[..., list[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the user set by hand."""
+
+    timezone: str | None = None
+    preferred_name: str | None = None
+
+
+@dataclass(frozen=True)
+class Header:
+    """What a context block shows of the person: settings, stage, style, first items."""
+
+    timezone: str | None = None
+    preferred_name: str | None = None
+    relationship_stage: str | None = None
+    style: Style | None = None
+    items: tuple[tuple[str, str], ...] = ()  # (area, depth)
+
+
+class ProfileStore:
+    def __init__(self, run: Run) -> None:
+        self._run = run
+
+    def self_facts(self, user_id: str, session_id: str, types: Sequence[str]) -> list[SelfFact]:
+        rows = self._run(
+            "session_self_facts", user_id=user_id, session_id=session_id, types=list(types)
+        )
+        return [
+            SelfFact(
+                speaker_key=r["speaker_key"],
+                type=r["type"],
+                area_key=r["area_key"],
+                area_label=r["area_label"],
+                evidence=tuple(sorted(set(r["evidence"]))),
+            )
+            for r in rows
+        ]
+
+    def area_turns(self, user_id: str, keys: Sequence[str]) -> dict[str, dict[str, list[str]]]:
+        """speaker -> area key -> the ids of their ended sessions' turns naming it."""
+        out: dict[str, dict[str, list[str]]] = {}
+        if not keys:
+            return out
+        for row in self._run("area_turns", user_id=user_id, keys=sorted(set(keys))):
+            out.setdefault(str(row["speaker"]), {})[str(row["key"])] = list(row["ids"])
+        return out
+
+    def tallies(self, user_id: str) -> list[tuple[str, str | None]]:
+        """(session id, tally JSON or None) of every ended session."""
+        return [(r["id"], r.get("tally")) for r in self._run("session_tallies", user_id=user_id)]
+
+    def set_tally(self, user_id: str, session_id: str, tally: str) -> None:
+        self._run("set_session_tally", user_id=user_id, session_id=session_id, tally=tally)
+
+    def write(self, user_id: str, profiles: Sequence[Profile], now: float) -> None:
+        self._run(
+            "write_profiles", user_id=user_id, profiles=[_params(p) for p in profiles], now=now
+        )
+
+    def read(self, user_id: str, speaker: str | None) -> list[Profile]:
+        rows = self._run("get_profiles", user_id=user_id, speaker=speaker)
+        return [_profile(r) for r in rows]
+
+    def header(self, user_id: str, speaker: str | None, items: int) -> Header:
+        rows = self._run("profile_header", user_id=user_id, speaker=speaker, items=items)
+        row = rows[0] if rows else {}
+        stage = row.get("relationship_stage")
+        style = _style(row) if row.get("verbosity") else None
+        return Header(
+            timezone=row.get("timezone"),
+            preferred_name=row.get("set_name") or row.get("said_name"),
+            relationship_stage=stage,
+            style=style,
+            # with no item, the optional match projects a map of nulls on FalkorDB
+            items=tuple(
+                (str(i["area"]), str(i["depth"]))
+                for i in row.get("items") or ()
+                if i and i.get("area") is not None
+            ),
+        )
+
+    def set_settings(
+        self, user_id: str, timezone: str | None, name: str | None, now: float, *, which: set[str]
+    ) -> Settings:
+        rows = self._run(
+            "set_user_settings",
+            user_id=user_id,
+            timezone=timezone,
+            preferred_name=name,
+            set_timezone="timezone" in which,
+            set_name="preferred_name" in which,
+            now=now,
+        )
+        row = rows[0] if rows else {}
+        return Settings(row.get("timezone"), row.get("preferred_name"))
+
+    def settings(self, user_id: str) -> Settings:
+        rows = self._run("get_user_settings", user_id=user_id)
+        row = rows[0] if rows else {}
+        return Settings(row.get("timezone"), row.get("preferred_name"))
+
+
+class KnowledgeStore:
+    """The knowledge index's reads (one user, one domain or all: `domain` None) and its store:
+    one (:KnowledgeIndex) per user and domain ('' for all), its index as JSON."""
+
+    def __init__(self, run: Run) -> None:
+        self._run = run
+
+    def rows(self, user_id: str, domain: str | None, threads: int) -> Rows:
+        memories = self._run("index_memories", user_id=user_id, domain=domain)
+        entities = self._run("index_entities", user_id=user_id, domain=domain)
+        ids = {str(m["id"]) for m in memories}
+        relations = []
+        for row in self._run("index_relations", user_id=user_id):
+            evidence = [i for i in row.get("evidence") or () if i in ids]
+            if evidence:
+                relations.append({**row, "evidence": evidence})
+        sessions = {m.get("session_id") for m in memories}
+        found = self._run("index_threads", user_id=user_id, limit=threads)
+        return Rows(memories, entities, relations, [t for t in found if t["id"] in sessions])
+
+    def save(self, user_id: str, domain: str | None, index: str, now: float) -> None:
+        self._run("set_knowledge_index", user_id=user_id, domain=domain or "", index=index, now=now)
+
+    def load(self, user_id: str, domain: str | None) -> str | None:
+        rows = self._run("get_knowledge_index", user_id=user_id, domain=domain or "")
+        return str(rows[0]["index"]) if rows and rows[0].get("index") else None
+
+    def domains(self, user_id: str) -> list[str | None]:
+        """The domains with a stored index (None: all the user's memories)."""
+        return [r["domain"] or None for r in self._run("knowledge_domains", user_id=user_id)]
+
+
+def _params(p: Profile) -> dict[str, Any]:
+    return {
+        "speaker": p.speaker,
+        "entity_key": p.entity_key,
+        "verbosity": p.style.verbosity,
+        "provides_structured_data": p.style.provides_structured_data,
+        "responds_to_follow_ups": p.style.responds_to_follow_ups,
+        "words_per_turn": p.style.words_per_turn,
+        "structured_share": p.style.structured_share,
+        "answered_share": p.style.answered_share,
+        "topics_declined": list(p.topics_declined),
+        "sessions_completed": p.sessions_completed,
+        "entries_contributed": p.entries_contributed,
+        "first_active_at": p.first_active_at,
+        "last_active_at": p.last_active_at,
+        "preferred_name": p.preferred_name,
+        "relationship_stage": p.relationship_stage,
+        "disclosures": p.disclosures,
+        "last_session_id": p.last_session_id,
+        "expertise": [
+            {
+                "area": i.area,
+                "area_key": i.area_key,
+                "depth": i.depth,
+                "reason": i.reason,
+                "evidence": list(i.evidence),
+                "turns": i.turns,
+                "sessions": i.sessions,
+                "specific": i.specific,
+                "types": list(i.types),
+                "rank": rank,
+            }
+            for rank, i in enumerate(p.expertise)
+        ],
+    }
+
+
+def _style(row: dict[str, Any]) -> Style:
+    follows = row.get("responds_to_follow_ups")
+    answered = row.get("answered_share")
+    return Style(
+        verbosity=str(row.get("verbosity")),
+        provides_structured_data=bool(row.get("provides_structured_data")),
+        responds_to_follow_ups=None if follows is None else bool(follows),
+        words_per_turn=float(row.get("words_per_turn") or 0.0),
+        structured_share=float(row.get("structured_share") or 0.0),
+        answered_share=None if answered is None else float(answered),
+    )
+
+
+def _profile(row: dict[str, Any]) -> Profile:
+    items = tuple(
+        ExpertiseItem(
+            area=str(i["area"]),
+            area_key=str(i["area_key"]),
+            depth=str(i["depth"]),
+            reason=str(i["reason"]),
+            evidence=tuple(i.get("evidence") or ()),
+            turns=int(i.get("turns") or 0),
+            sessions=int(i.get("sessions") or 0),
+            specific=int(i.get("specific") or 0),
+            types=tuple(i.get("types") or ()),
+        )
+        for i in row.get("items") or ()
+        if i and i.get("area") is not None
+    )
+    return Profile(
+        speaker=str(row["speaker"]),
+        entity_key=row.get("entity_key"),
+        style=_style(row),
+        expertise=items,
+        topics_declined=tuple(row.get("topics_declined") or ()),
+        sessions_completed=int(row.get("sessions_completed") or 0),
+        entries_contributed=int(row.get("entries_contributed") or 0),
+        first_active_at=row.get("first_active_at"),
+        last_active_at=row.get("last_active_at"),
+        preferred_name=row.get("preferred_name"),
+        relationship_stage=str(row.get("relationship_stage") or "NEW"),
+        disclosures=int(row.get("disclosures") or 0),
+        last_session_id=row.get("last_session_id"),
+    )

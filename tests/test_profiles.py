@@ -1,0 +1,468 @@
+"""Profiles (graph/profile/, graph/write/profiles.py) on the real engine and models, through
+GraphQL and MCP: built at endSession, an incremental update equal to a rebuild, forget and
+forgetUser, settings with a bad timezone, and one key never reading another user's profile. The
+rules themselves also as pure unit tests."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+
+from api.mcp_server import build_server, stdio_caller
+from extraction.embedder import Embedder
+from extraction.extractor import Extractor
+from graph.profile import coverage, rules, signals
+from tests.conftest import Api, close_api, embedded_only, open_api
+
+KEYS = {"bea": "key-bea", "bob": "key-bob"}
+REMEMBER = "mutation($inputs: [MemoryInput!]!) { rememberMany(inputs: $inputs) { id } }"
+END = "mutation($u: ID!, $s: ID!) { endSession(userId: $u, sessionId: $s) { turnCount } }"
+PROFILE = """query($u: ID!, $speaker: String) { profile(userId: $u, speaker: $speaker) {
+  speaker preferredName relationshipStage timezone built
+  expertise { area depth reason turns sessions specific types evidence(first: 10) { id text } }
+  style { verbosity providesStructuredData respondsToFollowUps }
+  topicsDeclined sessionsCompleted entriesContributed lastActiveAt lastSessionId } }"""
+SETTINGS = """mutation($u: ID!, $tz: String, $name: String) {
+  setUserSettings(userId: $u, timezone: $tz, preferredName: $name) {
+    speaker timezone preferredName } }"""
+REFRESH = "mutation($u: ID!) { refreshProfile(userId: $u) { speaker sessionsCompleted } }"
+SESSIONS = [
+    (
+        "s1",
+        "2026-01-05T10:00:00Z",
+        [
+            ("Bea", "Call me Bea, by the way. I work as a nurse at the city hospital."),
+            ("Tom", "What is your shift like?"),
+            ("Bea", "I do twelve-hour shifts, three nights a week, mostly in cardiology."),
+            ("Bea", "I play the violin in a band on Saturdays."),
+        ],
+    ),
+    (
+        "s2",
+        "2026-01-12T10:00:00Z",
+        [
+            ("Tom", "How was the band?"),
+            ("Bea", "I play the violin with them since 2019; we played Vivaldi in March."),
+            ("Bea", "I'd rather not talk about my ex."),
+        ],
+    ),
+    (
+        "s3",
+        "2026-01-20T10:00:00Z",
+        [
+            ("Tom", "Do you still play violin?"),
+            ("Bea", "Yes, I play the violin every week, Bach partitas mostly."),
+            ("Bea", "I feel so grateful for my sister Mary."),
+        ],
+    ),
+]
+
+
+def _inputs(user: str, session: str, when: str, turns: list[tuple[str, str]]) -> list[Any]:
+    return [
+        {
+            "userId": user,
+            "speaker": speaker,
+            "text": text,
+            "sessionId": session,
+            "occurredAt": when,
+            "externalId": f"{session}-{n}",
+        }
+        for n, (speaker, text) in enumerate(turns)
+    ]
+
+
+def _as(api: Api, user: str, query: str, **variables: Any) -> dict[str, Any]:
+    body = api.raw(query, headers={"Authorization": f"Bearer {KEYS[user]}"}, **variables)
+    return dict(body)
+
+
+def _ok(api: Api, user: str, query: str, **variables: Any) -> dict[str, Any]:
+    body = _as(api, user, query, **variables)
+    assert "errors" not in body, body["errors"]
+    return dict(body["data"])
+
+
+@pytest.fixture(scope="module")
+def keyed(
+    tmp_path_factory: pytest.TempPathFactory, extractor: Extractor, embedder: Embedder
+) -> Iterator[Api]:
+    api, _ = open_api(
+        tmp_path_factory.mktemp("profiles"),
+        extractor,
+        embedder,
+        api_keys=";".join(f"{k}={u}" for u, k in KEYS.items()),
+    )
+    try:
+        for session, when, turns in SESSIONS:
+            _ok(api, "bea", REMEMBER, inputs=_inputs("bea", session, when, turns))
+            _ok(api, "bea", END, u="bea", s=session)  # the profile follows each session
+        bob = [("Bob", "I work as a carpenter and I play the cello on Sundays.")]
+        _ok(api, "bob", REMEMBER, inputs=_inputs("bob", "b1", "2026-02-01T09:00:00Z", bob))
+        _ok(api, "bob", END, u="bob", s="b1")
+        api.runtime.service.drain()
+        yield api
+    finally:
+        close_api(api)
+
+
+def _stored(api: Api, user: str) -> list[dict[str, Any]]:
+    return [dataclasses.asdict(p) for p in api.runtime.store.profiles.read(user, None)]
+
+
+def test_end_session_builds_the_profile(keyed: Api) -> None:
+    profile = _ok(keyed, "bea", PROFILE, u="bea", speaker=None)["profile"]
+    assert profile["speaker"] == "Bea" and profile["built"]
+    assert profile["preferredName"] == "Bea"
+    assert profile["sessionsCompleted"] == 3
+    assert profile["entriesContributed"] == 7
+    assert profile["lastSessionId"] == "s3"
+    assert profile["relationshipStage"] == "DEVELOPING"
+    assert profile["topicsDeclined"] == ["my ex"]
+    violin = next(i for i in profile["expertise"] if i["area"] == "violin")
+    assert violin["types"] == ["PLAYS"] and violin["sessions"] == 3
+    assert violin["depth"] in {"moderate", "expert"}
+    assert "plays violin" in violin["reason"]
+    assert all("violin" in e["text"] for e in violin["evidence"])
+    assert profile["style"]["respondsToFollowUps"] is True
+    tom = _ok(keyed, "bea", PROFILE, u="bea", speaker="Tom")["profile"]
+    assert tom["expertise"] == [] and tom["sessionsCompleted"] == 3
+
+
+def test_incremental_update_equals_rebuild(keyed: Api) -> None:
+    incremental = _stored(keyed, "bea")
+    assert _ok(keyed, "bea", REFRESH, u="bea")["refreshProfile"]["sessionsCompleted"] == 3
+    assert _stored(keyed, "bea") == incremental
+
+
+CONTEXT = """query($u: ID!, $m: String!, $asOf: DateTime, $budget: Int) {
+  context(userId: $u, message: $m, asOf: $asOf, tokenBudget: $budget) { text tokens } }"""
+
+
+def test_context_opens_with_the_user_and_the_profile(keyed: Api) -> None:
+    block = _ok(keyed, "bea", CONTEXT, u="bea", m="How is the band?", asOf="2026-01-30T12:00:00Z")
+    lines = block["context"]["text"].splitlines()
+    assert lines[0] == "[NOW] 2026-01-30 12:00 UTC (Friday)"
+    assert lines[1].startswith("[USER] bea — Bea; last session s3 10 days ago")
+    assert lines[1].endswith("; relationship DEVELOPING")
+    assert lines[2].startswith("[PROFILE] Bea knows violin (")
+    assert "style: terse" in lines[2]
+    # within a tight budget the profile line gives way before the time and user lines
+    floor = len(lines[0].split()) + len(lines[1].split())
+    tight = _ok(keyed, "bea", CONTEXT, u="bea", m="band", asOf="2026-01-30T12:00:00Z", budget=60)
+    assert tight["context"]["tokens"] <= 60 and floor < 60
+    assert tight["context"]["text"].splitlines()[1] == lines[1]
+
+
+@embedded_only
+def test_analyst_queries_show_profiles_and_coverage(keyed: Api) -> None:
+    from tests.test_browser_shape import _analyst
+
+    profiles = {r["speaker"]: r for r in _analyst(keyed, "profiles", userId="bea")}
+    assert profiles["Bea"]["person"] == "person:bea"
+    assert any(e.startswith("violin [") for e in profiles["Bea"]["expertise"])
+    evidence = _analyst(keyed, "profile_evidence", userId="bea", speaker="Bea")
+    violin = next(r for r in evidence if r["area"] == "violin")
+    assert all("violin" in e for e in violin["evidence"])
+    coverage = {
+        r["relation"]: r for r in _analyst(keyed, "coverage_by_relation_type", userId="bea")
+    }
+    assert coverage["PLAYS"]["memories"] >= 3
+    assert _analyst(keyed, "people_known_by_role", userId="nobody") == []
+
+
+def test_forget_removes_evidence_and_empty_items(keyed: Api) -> None:
+    profile = _ok(keyed, "bea", PROFILE, u="bea", speaker=None)["profile"]
+    violin = next(i for i in profile["expertise"] if i["area"] == "violin")
+    ids = [e["id"] for e in violin["evidence"]]
+    forget = "mutation($u: ID!, $id: ID!) { forget(userId: $u, id: $id) }"
+    _ok(keyed, "bea", forget, u="bea", id=ids[0])
+    keyed.runtime.service.drain()
+    after = _ok(keyed, "bea", PROFILE, u="bea", speaker=None)["profile"]
+    left = next(i for i in after["expertise"] if i["area"] == "violin")
+    assert [e["id"] for e in left["evidence"]] == ids[1:]
+    assert after["entriesContributed"] == profile["entriesContributed"] - 1
+    for memory_id in ids[1:]:
+        _ok(keyed, "bea", forget, u="bea", id=memory_id)
+    keyed.runtime.service.drain()
+    gone = _ok(keyed, "bea", PROFILE, u="bea", speaker=None)["profile"]
+    assert "violin" not in {i["area"] for i in gone["expertise"]}
+    before_rebuild = _stored(keyed, "bea")
+    keyed.runtime.service.profiles.rebuild("bea")
+    assert _stored(keyed, "bea") == before_rebuild
+
+
+def test_settings_and_a_bad_timezone(keyed: Api) -> None:
+    made = _ok(keyed, "bob", SETTINGS, u="bob", tz="Europe/Lisbon", name="Bobby")
+    assert made["setUserSettings"] == {
+        "speaker": "Bob",
+        "timezone": "Europe/Lisbon",
+        "preferredName": "Bobby",
+    }
+    body = _as(keyed, "bob", SETTINGS, u="bob", tz="Mars/Olympus", name="Robert")
+    assert body["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+    assert body["errors"][0]["message"].startswith("timezone: is 'Mars/Olympus'")
+    # nothing half-written: the name given with the bad zone was not stored either
+    profile = _ok(keyed, "bob", PROFILE, u="bob", speaker=None)["profile"]
+    assert (profile["timezone"], profile["preferredName"]) == ("Europe/Lisbon", "Bobby")
+
+
+def test_now_is_in_the_users_zone(keyed: Api) -> None:
+    _ok(keyed, "bob", SETTINGS, u="bob", tz="Europe/Lisbon", name="Bobby")
+    block = _ok(keyed, "bob", CONTEXT, u="bob", m="hello", asOf="2026-07-01T12:00:00Z")
+    lines = block["context"]["text"].splitlines()
+    assert lines[0] == "[NOW] 2026-07-01 13:00 Europe/Lisbon (Wednesday)"
+    assert lines[1].startswith("[USER] bob — Bob, called Bobby; last session b1 ")
+
+
+def test_one_key_never_reads_another_users_profile(keyed: Api) -> None:
+    for query, variables in [
+        (PROFILE, {"u": "bea", "speaker": None}),
+        (SETTINGS, {"u": "bea", "tz": "UTC", "name": None}),
+        (REFRESH, {"u": "bea"}),
+    ]:
+        body = _as(keyed, "bob", query, **variables)
+        assert body["errors"][0]["extensions"]["code"] == "FORBIDDEN"
+    # naming Bea as the speaker in bob's own memory finds nothing of hers
+    assert _ok(keyed, "bob", PROFILE, u="bob", speaker="Bea")["profile"]["built"] is False
+    bob = _ok(keyed, "bob", PROFILE, u="bob", speaker=None)["profile"]
+    assert {i["area"] for i in bob["expertise"]} <= {"carpenter", "cello"}
+
+
+def test_mcp_get_profile_is_the_connections_user_only(keyed: Api) -> None:
+    service = keyed.runtime.service
+    server = build_server(lambda: service, lambda ctx: stdio_caller("bob"))
+
+    async def scenario() -> None:
+        async with Client(server) as client:
+            own = await client.call_tool("get_profile", {})
+            assert not own.is_error
+            data = own.structured_content or {}
+            assert data["profile"]["speaker"] == "Bob"
+            other = await client.call_tool("get_profile", {"user_id": "bea"})
+            assert other.is_error and "FORBIDDEN" in other.content[0].text  # type: ignore[union-attr]
+            hers = await client.call_tool("get_profile", {"speaker": "Bea"})
+            assert (hers.structured_content or {})["profile"]["built"] is False
+
+    anyio.run(scenario)
+
+
+INDEX = """query($u: ID!, $d: String) { knowledgeIndex(userId: $u, domain: $d) {
+  domain totalEntries lastReindexed
+  categories { name entryCount uniqueTopics wellCovered weak }
+  themes temporalCoverage { period count } places { label count }
+  gaps { kind reason question } } }"""
+
+
+def test_knowledge_index_per_domain_with_gaps(keyed: Api) -> None:
+    village = [
+        ("Bob", "My grandfather Jon built the mill in Bergen in 1890."),
+        ("Bob", "The church in Bergen burned down in 1921 and was rebuilt in 1925."),
+        ("Ann", "Who ran the mill after your grandfather?"),
+    ]
+    inputs = _inputs("bob", "v1", "2026-02-03T09:00:00Z", village)
+    for item in inputs:
+        item["domain"] = "village-history"
+    _ok(keyed, "bob", REMEMBER, inputs=inputs)
+    _ok(keyed, "bob", END, u="bob", s="v1")
+    keyed.runtime.service.drain()
+    village_index = _ok(keyed, "bob", INDEX, u="bob", d="village-history")["knowledgeIndex"]
+    everything = _ok(keyed, "bob", INDEX, u="bob", d=None)["knowledgeIndex"]
+    assert village_index["totalEntries"] == 3 and everything["totalEntries"] == 4
+    assert village_index["lastReindexed"] is not None
+    periods = {p["period"]: p["count"] for p in village_index["temporalCoverage"]}
+    assert sum(periods.values()) == 3
+    assert any(p.startswith("18") or p.startswith("19") for p in periods), periods
+    assert "Bergen" in {p["label"] for p in village_index["places"]}, village_index
+    names = {c["name"] for c in village_index["categories"]}
+    assert {"work", "family", "home", "hobbies", "travel", "places", "people"} <= names
+    kinds = [g["kind"] for g in village_index["gaps"]]
+    assert kinds[0] == "OPEN_THREAD"
+    assert village_index["gaps"][0]["question"].endswith("Who ran the mill after your grandfather?")
+    assert "THIN_CATEGORY" in kinds
+    assert all(g["question"].endswith("?") for g in village_index["gaps"])
+    body = _as(keyed, "bob", INDEX, u="bob", d="Village History!")
+    assert body["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+    assert body["errors"][0]["message"].startswith("domain: ")
+    bad = _as(keyed, "bob", REMEMBER, inputs=[{**inputs[0], "externalId": "x", "domain": "A B"}])
+    assert bad["errors"][0]["message"].startswith("domain: ")
+
+
+def test_one_key_never_reads_another_users_index(keyed: Api) -> None:
+    body = _as(keyed, "bob", INDEX, u="bea", d=None)
+    assert body["errors"][0]["extensions"]["code"] == "FORBIDDEN"
+    own = _ok(keyed, "bob", INDEX, u="bob", d=None)["knowledgeIndex"]
+    texts = " ".join(g["reason"] + g["question"] for g in own["gaps"])
+    assert "violin" not in texts and "Bea" not in texts
+    service = keyed.runtime.service
+    server = build_server(lambda: service, lambda ctx: stdio_caller("bob"))
+
+    async def scenario() -> None:
+        async with Client(server) as client:
+            gaps = await client.call_tool("get_knowledge_gaps", {})
+            assert not gaps.is_error and (gaps.structured_content or {})["total_entries"] == 4
+            other = await client.call_tool("get_knowledge_gaps", {"user_id": "bea"})
+            assert other.is_error and "FORBIDDEN" in other.content[0].text  # type: ignore[union-attr]
+
+    anyio.run(scenario)
+
+
+def test_forget_user_removes_profiles_and_settings(keyed: Api) -> None:
+    _ok(keyed, "bob", 'mutation { forgetUser(userId: "bob") }')
+    store = keyed.runtime.store
+    assert store.profiles.read("bob", None) == []
+    assert store.profiles.settings("bob") == store.profiles.settings("nobody")
+    assert store.knowledge.domains("bob") == []
+    assert _ok(keyed, "bob", PROFILE, u="bob", speaker=None)["profile"] is None
+
+
+# -- the rules, pure ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("turns", "sessions", "specific", "expected"),
+    [
+        (1, 1, 0, "surface"),
+        (3, 2, 0, "moderate"),
+        (2, 1, 2, "moderate"),
+        (6, 3, 3, "expert"),
+        (6, 2, 6, "moderate"),
+    ],
+)
+def test_depth_rules(turns: int, sessions: int, specific: int, expected: str) -> None:
+    assert rules.depth(turns, sessions, specific) == expected
+
+
+@pytest.mark.parametrize(
+    ("sessions", "days", "disclosures", "kinds", "expected"),
+    [
+        (1, 0, 0, 0, "NEW"),
+        (2, 1, 0, 0, "DEVELOPING"),
+        (4, 7, 3, 1, "COMFORTABLE"),
+        (8, 30, 10, 2, "TRUSTED"),
+        (8, 30, 10, 1, "COMFORTABLE"),
+    ],
+)
+def test_stage_rules(
+    sessions: int, days: float, disclosures: int, kinds: int, expected: str
+) -> None:
+    assert rules.stage(sessions, days, disclosures, kinds) == expected
+
+
+def test_style_rules() -> None:
+    terse = rules.style(turns=10, words=80, structured=1, asked=2, answered=2)
+    assert terse.verbosity == "terse" and not terse.provides_structured_data
+    assert terse.responds_to_follow_ups is None  # fewer than three questions: not known
+    verbose = rules.style(turns=4, words=200, structured=2, asked=4, answered=1)
+    assert verbose.verbosity == "verbose" and verbose.provides_structured_data
+    assert verbose.responds_to_follow_ups is False
+
+
+@pytest.mark.parametrize(
+    ("text", "topics"),
+    [
+        ("I'd rather not talk about my divorce.", ["my divorce"]),
+        ("Honestly I don't know anything about cars, sorry.", ["cars"]),
+        ("Let's not discuss work today.", ["work today"]),
+        ("I would love to talk about my garden.", []),
+    ],
+)
+def test_declined_topics(text: str, topics: list[str]) -> None:
+    assert signals.declined(text) == topics
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Please call me Bea.", "Bea"),
+        ("Hi, my name is Joanna and I'm new here.", "Joanna"),
+        ("They call me at noon.", None),
+        ("my name is not important", None),
+    ],
+)
+def test_preferred_name(text: str, name: str | None) -> None:
+    assert signals.preferred_name(text) == name
+
+
+def test_profile_line_is_pruned_style_first() -> None:
+    from graph.recall.block import BlockParts, compose
+
+    parts = BlockParts(
+        "[NOW] 2026-01-01 00:00 UTC (Thursday)",
+        "[USER] u — Bea",
+        profile=("Bea knows violin (expert)", "nursing (moderate)", "style: terse"),
+    )
+    full = compose(parts, None)
+    assert full.text.endswith(
+        "[PROFILE] Bea knows violin (expert); nursing (moderate); style: terse"
+    )
+    shorter = compose(parts, full.tokens - 1)
+    assert shorter.text.endswith("[PROFILE] Bea knows violin (expert); nursing (moderate)")
+    assert shorter.pruned == ["profile"]
+
+
+def test_disclosures_and_specifics() -> None:
+    assert signals.disclosures("My mom was in the hospital and I was so scared.") == [
+        "family",
+        "feelings",
+    ]
+    assert signals.disclosures("The weather is nice.") == []
+    assert signals.is_specific("We met in 1998.", 0)
+    assert signals.is_specific("I glaze with celadon slips.", 0)  # a domain term
+    assert not signals.is_specific("I like it a lot, it is fun.", 0)
+
+
+def test_temporal_buckets_fit_the_span() -> None:
+    from datetime import UTC, datetime
+
+    def at(*parts: int) -> float:
+        return datetime(*parts, tzinfo=UTC).timestamp()  # type: ignore[misc]
+
+    assert coverage.temporal([at(2023, 5, 1), at(2023, 5, 9), at(2023, 7, 1)]) == (
+        ("2023-05", 2),
+        ("2023-07", 1),
+    )
+    assert coverage.temporal([at(2019, 1, 1), at(2023, 5, 1)]) == (("2019", 1), ("2023", 1))
+    assert coverage.temporal([at(1750, 1, 1), at(1755, 1, 1), at(1990, 1, 1)]) == (
+        ("1750s", 2),
+        ("1990s", 1),
+    )
+
+
+def test_gaps_are_ranked_by_kind_with_questions() -> None:
+    rows = coverage.Rows(
+        memories=[{"id": "m1", "occurred_at": 0.0, "event_start": None, "session_id": "s1"}],
+        entities=[
+            {
+                "key": "person:x",
+                "type": "person",
+                "label": "Ann's husband",
+                "unnamed": True,
+                "mentions": 4,
+                "sessions": ["s1"],
+            },
+        ],
+        relations=[
+            {
+                "src": "Ann",
+                "type": "VISITED",
+                "dst": "Paris",
+                "dst_type": "place",
+                "evidence": ["m1"],
+            }
+        ],
+        threads=[{"id": "s1", "at": 5.0, "open_threads": ["Ann: Did you call the vet?"]}],
+    )
+    index = coverage.build(rows, 10.0)
+    kinds = [g.kind for g in index.gaps]
+    assert kinds[:3] == ["OPEN_THREAD", "UNNAMED_PERSON", "UNTIMED_FACT"]
+    assert index.gaps[1].question == "What is the name of Ann's husband?"
+    assert index.gaps[2].question == "When did Ann visit Paris?"
+    travel = next(c for c in index.categories if c.name == "travel")
+    assert (travel.entry_count, travel.weak) == (1, ("places visited",))
+    assert coverage.from_json(coverage.to_json(index)) == index
