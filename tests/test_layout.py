@@ -28,3 +28,14 @@ def test_no_function_is_longer_than_sixty_lines() -> None:
 def test_the_service_is_a_thin_facade() -> None:
     lines = (ROOT / "graph" / "service.py").read_text(encoding="utf-8").count("\n")
     assert lines <= MAX_SERVICE_LINES, lines
+
+
+def test_no_bench_script_shadows_the_standard_library() -> None:
+    """A bench script runs with bench/ first on sys.path: a `bench/profile.py` made spaCy's
+    `import cProfile` load it instead of the standard `profile`, and every bench failed."""
+    import sys
+
+    shadowing = sorted(
+        p.name for p in (ROOT / "bench").glob("*.py") if p.stem in sys.stdlib_module_names
+    )
+    assert not shadowing, f"rename {shadowing}: they shadow standard modules"

@@ -6,7 +6,7 @@ on first use of a domain.
 
 A build reads the user's turns (times and sessions), the entities they mention and the typed
 relations: it grows with the user's memories, so it runs only on the background thread and when
-first asked for (bench/profile.py measures it).
+first asked for (bench/profiles.py measures it).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ Each update then builds the user's knowledge indexes again (graph/write/knowledg
 
 The cost of an update is one session's turns plus one small JSON tally per ended session: it
 grows with the number of sessions, never with a scan of the user's memories, and it runs on the
-service's background thread, so no request waits for it (bench/profile.py measures it).
+service's background thread, so no request waits for it (bench/profiles.py measures it).
 """
 
 from __future__ import annotations

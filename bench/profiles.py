@@ -14,7 +14,7 @@ and measured:
 - the update cost: the time of the last endSession's background fold (from the log), and of a
   rebuild, beside the number of sessions and memories.
 
-    python bench/profile.py [--data ../shared/data/locomo-dev] [--only 26] [--quiet]
+    python bench/profiles.py [--data ../shared/data/locomo-dev] [--only 26] [--quiet]
 
 With `--scale 10000,50000` it measures the update cost on one user of that many real turns
 instead (bench/perf.py's history, bulk-built once under --cache with sessions left open, as that
@@ -22,7 +22,7 @@ bench builds it): the tally of one session, the fold over every session's tally 
 tallied directly: the bulk build ends none, and ending thousands would write thousands of
 episodes), and one knowledge index build over the whole user.
 
-    python bench/profile.py --scale 10000,50000 [--cache /work/bench-cache]
+    python bench/profiles.py --scale 10000,50000 [--cache /work/bench-cache]
 """
 
 from __future__ import annotations
