@@ -156,6 +156,11 @@ def _norm(value: Any, aliases: dict[str, str]) -> Any:
     """`value` with memory ids named by their aliases, wall-clock fields left out, floats to 12
     significant digits and lists sorted (the engines need not agree on an unordered list)."""
     if isinstance(value, str):
+        if value.startswith(("{", "[")):  # a JSON property (a session's profile tally) holds ids
+            try:
+                return _norm(json.loads(value), aliases)
+            except ValueError:
+                pass
         return aliases.get(value, value)
     if isinstance(value, float):
         return float(f"{value:.12g}")
