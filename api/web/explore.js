@@ -15,6 +15,9 @@
     mode: "neighbourhood", // or "overview": the most-mentioned entities
     view: null,
     selected: null,
+    // bumped when the key or the user changes: an answer that arrives later, for the previous
+    // user, is dropped instead of drawn into the panel
+    generation: 0,
     draws: 0,
     firstDrawMs: null, // the first view's request, drawing and layout
     firstDrawAt: null, // when it was done, in ms since the page began to load
@@ -347,6 +350,7 @@
     const edges = cy.getElementById(key).select().connectedEdges();
     if (edges.length <= NEAR_LABELS) edges.addClass("near"); // a hub's labels wait for the zoom
     const panel = $("panel");
+    const generation = state.generation;
     let data;
     try {
       const f = filters();
@@ -358,7 +362,7 @@
       failed(error);
       return;
     }
-    if (state.selected !== key) return;
+    if (state.selected !== key || state.generation !== generation) return;
     const card = data.entity;
     if (!card) {
       fill(panel, el("p", { textContent: `No entity ${key} for this user.` }));
@@ -392,6 +396,7 @@
 
   async function timeline(key, label) {
     const panel = $("panel");
+    const generation = state.generation;
     let data;
     try {
       data = await gql(Q.timeline, { u: state.user, key, n: config.timelineLength });
@@ -399,6 +404,7 @@
       failed(error);
       return;
     }
+    if (state.generation !== generation) return;
     const memories = [...data.entity.memories].sort((a, b) =>
       (a.occurredAt || "").localeCompare(b.occurredAt || ""));
     const back = el("button", { type: "button", textContent: "Back to the card" });
@@ -561,7 +567,19 @@
     return found;
   }
 
+  const PANEL_HINT = $("panel").textContent.trim();
+
+  // a new key or user: nothing of the previous one stays on the page, nor arrives later
+  function forgetShown() {
+    state.generation += 1;
+    state.selected = null;
+    const panel = $("panel");
+    fill(panel, el("p", { className: "hint", textContent: PANEL_HINT }));
+    delete panel.dataset.card;
+  }
+
   async function chooseUser(user) {
+    forgetShown();
     state.user = user;
     state.seeds = [];
     state.view = null;
@@ -614,6 +632,7 @@
     sessionStorage.removeItem(KEY_STORE);
     state.key = "";
     state.user = null;
+    forgetShown();
     cy.elements().remove();
     showSignIn("");
   });
