@@ -322,6 +322,11 @@ def test_a_call_without_a_speaker_is_asked_by_the_main_speaker_never_the_agent(a
     first = context["memories"][0]
     assert first["memory"]["externalId"] == "t1", context["memories"][:2]
     assert "speaker:person:user" in first["via"]
+    # a contraction is the first person too
+    contracted = api.ok(ask, user=user, message="I'm curious which plants came from the centre?")
+    assert any("speaker:person:user" in m["via"] for m in contracted["context"]["memories"]), (
+        contracted
+    )
     # with the default asker off (a preset of the bench), nothing knows who "I" is
     PRESETS["test-no-asker"] = replace(PRESETS["default"], default_asker=False)
     try:

@@ -38,7 +38,8 @@ from graph.recall.stages import (
 from graph.records import MAX_EVIDENCE, EntityRecord
 from graph.service import MemoryService
 
-_WORD = re.compile(r"[\w']+", re.UNICODE)
+# words split at apostrophes too: "I'm" and "I’ve" speak in the first person
+_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 @dataclass(frozen=True)
