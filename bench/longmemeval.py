@@ -379,16 +379,7 @@ def main() -> None:
             ranks: dict[str, list[str]] = {}
             for name, speaker, floor in CALLS:
                 began = time.perf_counter()
-                data = client.call(
-                    CONTEXT,
-                    user=question.user,
-                    message=question.text,
-                    speaker=speaker,
-                    asOf=question.as_of,
-                    max=DEPTH,
-                    minScore=floor,
-                    minConfidence=floor,
-                )
+                data = ask(client, question, speaker, minScore=floor, minConfidence=floor)
                 judged[name].append(judgement(not question.unanswerable, data["context"]))
                 if question.unanswerable:
                     continue
@@ -401,15 +392,7 @@ def main() -> None:
                 continue
             for variant in variants:
                 for mode, speaker in zip(MODES, (ASKER, None), strict=True):
-                    data = client.call(
-                        CONTEXT,
-                        user=question.user,
-                        message=question.text,
-                        speaker=speaker,
-                        asOf=question.as_of,
-                        max=DEPTH,
-                        profile=variant,
-                    )
+                    data = ask(client, question, speaker, profile=variant)
                     got = [m["memory"]["externalId"] for m in data["context"]["memories"]]
                     ablated[(variant, mode)].add(question, got)
             vectors = baseline_vectors(
@@ -514,6 +497,20 @@ def report(
         theirs = statistics.fmean(methods["hybrid RRF"].by_kind[kind].recall[10])
         bar = theirs + 0.05 if kind in {"temporal-reasoning", "knowledge-update"} else theirs - 0.02
         print(f"  {kind}: {mine:.3f} >= {bar:.3f}: {'met' if mine >= bar else 'NOT met'}")
+
+
+def ask(client: Client, question: Question, speaker: str | None, **options: Any) -> dict[str, Any]:
+    """One context call for `question`, as of its date, asked by `speaker` (None: as written),
+    with the preset and floors of `options`."""
+    return client.call(
+        CONTEXT,
+        user=question.user,
+        message=question.text,
+        speaker=speaker,
+        asOf=question.as_of,
+        max=DEPTH,
+        **options,
+    )
 
 
 def report_variants(
