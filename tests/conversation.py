@@ -3,7 +3,10 @@ family, work, place and preference facts, used by the end-to-end tests."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
+
+from graph.validation import NewMemory
 
 USER = "alice"
 
@@ -74,6 +77,22 @@ def turns() -> list[dict[str, Any]]:
             "externalId": f"turn-{i}",
         }
         for i, (when, speaker, text) in enumerate(_TURNS)
+    ]
+
+
+def new_memories() -> list[NewMemory]:
+    """The same turns as `turns()`, for a test that writes through the service in-process (the
+    time as the same-zone timestamp the tests have always used)."""
+    return [
+        NewMemory(
+            user_id=USER,
+            text=t["text"],
+            speaker=t["speaker"],
+            session_id=t["sessionId"],
+            external_id=t["externalId"],
+            occurred_at=time.mktime(time.strptime(t["occurredAt"], "%Y-%m-%dT%H:%M:%SZ")),
+        )
+        for t in turns()
     ]
 
 

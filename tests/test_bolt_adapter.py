@@ -30,9 +30,8 @@ from graph.executor import BoltExecutor, Executor
 from graph.recall.retrieval import ContextRequest, retrieve
 from graph.service import MemoryService
 from graph.store import Store
-from graph.validation import NewMemory
 from tests.conftest import embedded_only
-from tests.conversation import USER, turns
+from tests.conversation import USER, new_memories, turns
 
 pytestmark = [pytest.mark.slow, embedded_only]  # the embedded engine itself
 
@@ -60,18 +59,7 @@ def served(
         data_dir=tmp_path_factory.mktemp("bolt"), graph_name=BOLT_GRAPH, bolt_port=port
     )
     runtime = start(settings, extractor, embedder)
-    items = [
-        NewMemory(
-            user_id=USER,
-            text=t["text"],
-            speaker=t["speaker"],
-            session_id=t["sessionId"],
-            external_id=t["externalId"],
-            occurred_at=time.mktime(time.strptime(t["occurredAt"], "%Y-%m-%dT%H:%M:%SZ")),
-        )
-        for t in turns()
-    ]
-    runtime.service.remember_many(items)
+    runtime.service.remember_many(new_memories())
     runtime.service.drain()
     bolt = BoltExecutor(f"bolt://127.0.0.1:{port}", None, None, engine="falkordb")
     yield runtime, bolt

@@ -27,9 +27,8 @@ from api.settings import Settings
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
 from graph.recall.retrieval import ContextRequest, retrieve
-from graph.validation import NewMemory
 from tests.conftest import TEST_GRAPH_URI, graph_settings
-from tests.conversation import USER, turns
+from tests.conversation import USER, new_memories
 
 pytestmark = [
     pytest.mark.slow,
@@ -53,18 +52,7 @@ QUESTIONS = [
 
 
 def _remember(runtime: Runtime) -> None:
-    items = [
-        NewMemory(
-            user_id=USER,
-            text=t["text"],
-            speaker=t["speaker"],
-            session_id=t["sessionId"],
-            external_id=t["externalId"],
-            occurred_at=time.mktime(time.strptime(t["occurredAt"], "%Y-%m-%dT%H:%M:%SZ")),
-        )
-        for t in turns()
-    ]
-    runtime.service.remember_many(items)
+    runtime.service.remember_many(new_memories())
     runtime.service.drain()
 
 
