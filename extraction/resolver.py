@@ -19,7 +19,9 @@ What one text could not settle (extraction/model.py):
 - a role reference ("my husband") is the owner's one named person in that role, else an unnamed
   person "Melanie's husband" that a later name ("my husband Tom") is merged into;
 - "you" in a fact ("I believe in you") is the session's last other speaker, and "the project"
-  the one project the session has named (none when it named several).
+  the one project the session has named (none when it named several);
+- a typed fact whose subject is another person who speaks is not this speaker's to state
+  (extraction/attribution.py).
 A relation whose end could not be settled is dropped with it. Everything resolved is learned, so
 the rest of a batch and the next batches resolve the same way.
 """
@@ -34,6 +36,7 @@ from functools import lru_cache
 
 from nicknames import NickNamer
 
+from extraction.attribution import attributed
 from extraction.keys import make_key, slug, split_key
 from extraction.model import REF_PREFIX, Extraction, KnownEntity, Mention, Reference, Relation
 
@@ -125,6 +128,8 @@ class Resolver:
         self.roles: dict[tuple[str, str], list[str]] = defaultdict(list)
         self.candidates: dict[str, list[str]] = {}  # candidate topic key -> memory ids
         self.speakers: set[str] = set()
+        # drop typed facts about another speaker (extraction/attribution.py); off only to measure
+        self.attribution = True
         self._sessions: dict[str, _Session] = {}
         # the highest mention count (the scale of Frequency), kept as entities are learned so a
         # context call need not scan the catalogue; None: to be counted again (the top fell)
@@ -305,10 +310,16 @@ class Resolver:
     # -- one text -------------------------------------------------------------------------------
 
     def resolve(
-        self, extraction: Extraction, memory_id: str = "", session_id: str | None = None
+        self,
+        extraction: Extraction,
+        memory_id: str = "",
+        session_id: str | None = None,
+        stated: bool = False,
     ) -> Resolution:
         """The extraction with keys resolved (references settled or dropped), plus what the
-        write must do beside it (aliases, promoted candidates, merges)."""
+        write must do beside it (aliases, promoted candidates, merges). A typed fact about
+        another speaker is dropped (extraction/attribution.py) unless the text is `stated` (a
+        memory with a `factType`: the client asserts it)."""
         out = Resolution(extraction)
         session = self._sessions.setdefault(session_id or "", _Session())
         speaker = next((m.key for m in extraction.mentions if m.as_speaker), None)
@@ -316,7 +327,8 @@ class Resolver:
             speaker = self._resolve(speaker, exact=True)
         mapping = self._settle(extraction, memory_id, session_id, session, speaker, out)
         mentions = self._resolved_mentions(extraction, mapping, out)
-        relations = self._resolved_relations(extraction, mapping, out)
+        judged = speaker if self.attribution and not stated else None
+        relations = self._resolved_relations(extraction, mapping, out, judged)
         if speaker is not None:
             _touch(session.talkers, speaker)
         for key in mentions:
@@ -394,13 +406,20 @@ class Resolver:
         return mentions
 
     def _resolved_relations(
-        self, extraction: Extraction, mapping: dict[str, str | None], out: Resolution
+        self,
+        extraction: Extraction,
+        mapping: dict[str, str | None],
+        out: Resolution,
+        speaker: str | None,
     ) -> list[Relation]:
-        """The relations between resolved keys; a personal role to a named person is learnt."""
+        """The relations between resolved keys that `speaker` may state (None: any); a personal
+        role to a named person is learnt."""
         relations: dict[tuple[str, str, str], Relation] = {}
         for rel in extraction.relations:
             src, dst = mapping.get(rel.src), mapping.get(rel.dst)
             if src is None or dst is None or src == dst:
+                continue
+            if not attributed(Relation(src, rel.type, dst), speaker, self.speakers):
                 continue
             relations.setdefault((src, rel.type, dst), Relation(src, rel.type, dst, rel.role))
             # a role resolved in this batch may not be a known entity yet
