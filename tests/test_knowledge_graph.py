@@ -236,7 +236,8 @@ def test_encouragement_is_support_between_the_speakers(api: Api) -> None:
     gina = _card(api, user, "person:gina")
     assert ("SUPPORTS", "out", "person:jon") in _facts(gina)
     support = next(r for r in gina["relations"] if r["type"] == "SUPPORTS")  # type: ignore[index]
-    assert {e["id"] for e in support["evidence"]} == {ids[1], ids[2]}
+    # Jon's thanks is his word about Gina: the fact stands on her own turn (attribution)
+    assert {e["id"] for e in support["evidence"]} == {ids[1]}
     # a question states nothing, and a lone "you" without a session partner is nobody
     _say(api, user, [("Jon", "Do you believe in me?")], session="s2")
     _say(api, "kg-support-alone", [("Ann", "I believe in you!")])
@@ -341,3 +342,37 @@ def test_a_nickname_of_a_speaker_is_the_speaker(api: Api) -> None:
     keys = _entity_keys(api, user)
     assert "person:elizabeth" in keys
     assert not {"person:liz", "org:liz", "place:liz"} & keys
+
+
+def test_a_fact_about_a_speaker_stands_only_on_their_own_turn(api: Api) -> None:
+    user = "kg-attribution"
+    ids = _say(
+        api,
+        user,
+        [
+            ("Caroline", "I love the beach."),
+            ("Melanie", "I think Caroline lives in Denver."),
+            ("Melanie", "Caroline moved to Boston last year."),
+        ],
+    )
+    caroline = _card(api, user, "person:caroline")
+    assert caroline is not None
+    # Melanie's word about Caroline states no fact of hers; the mentions stay
+    assert not {f for f in _facts(caroline) if f[0] in {"MOVED_TO", "LIVES_IN"}}
+    assert ids[2] in {m["id"] for m in caroline["memories"]}
+    said = _say(api, user, [("Caroline", "Yes, I moved to Boston last year.")])
+    moved = next(
+        r
+        for r in _card(api, user, "person:caroline")["relations"]  # type: ignore[index]
+        if r["type"] == "MOVED_TO"
+    )
+    assert {e["id"] for e in moved["evidence"]} == set(said)
+    # a stated fact is the client's assertion, whoever wrote it
+    stated = {
+        "userId": user,
+        "speaker": "Melanie",
+        "text": "Yesterday Caroline started working at Google.",
+        "factType": "fact",
+    }
+    api.ok(REMEMBER_MANY, inputs=[stated])
+    assert ("WORKS_AT", "out", "org:google") in _facts(_card(api, user, "person:caroline"))

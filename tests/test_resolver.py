@@ -359,3 +359,42 @@ def test_most_mentions_follows_the_catalogue_without_rescanning_it() -> None:
     resolver.learn_alias("person:ann", "person:bob", ["Bob"])
     assert resolver.most_mentions == 5
     assert Resolver().most_mentions == 0
+
+
+def _spoken(
+    resolver: Resolver, speaker: str, *relations: Relation, stated: bool = False
+) -> set[tuple[str, str, str]]:
+    key = f"person:{speaker.lower()}"
+    extraction = Extraction(
+        [
+            Mention(key, "person", speaker, as_speaker=True),
+            Mention("person:ann", "person", "Ann"),
+            Mention("place:boston", "place", "Boston"),
+        ],
+        list(relations),
+    )
+    resolver.learn_speakers([extraction])
+    return _typed(resolver.resolve(extraction, "m", "s1", stated=stated))
+
+
+def test_a_typed_fact_about_another_speaker_is_not_stated_by_this_one() -> None:
+    resolver = Resolver()
+    _spoken(resolver, "Ann")  # Ann speaks in this user's memories
+    about_ann = Relation("person:ann", "MOVED_TO", "place:boston")
+    assert _spoken(resolver, "Assistant", about_ann) == set()
+    assert _spoken(resolver, "Ann", about_ann) == {("person:ann", "MOVED_TO", "place:boston")}
+    # co-occurrence states nothing; a stated fact is the client's assertion
+    near = Relation("person:ann", "RELATED_TO", "place:boston")
+    assert _spoken(resolver, "Assistant", near) == {("person:ann", "RELATED_TO", "place:boston")}
+    assert _spoken(resolver, "Assistant", about_ann, stated=True) == {
+        ("person:ann", "MOVED_TO", "place:boston")
+    }
+    # the rule only measures when off
+    resolver.attribution = False
+    assert _spoken(resolver, "Assistant", about_ann) == {("person:ann", "MOVED_TO", "place:boston")}
+
+
+def test_a_fact_about_someone_who_never_speaks_comes_from_any_speaker() -> None:
+    resolver = Resolver()
+    about_ann = Relation("person:ann", "MOVED_TO", "place:boston")
+    assert _spoken(resolver, "Assistant", about_ann) == {("person:ann", "MOVED_TO", "place:boston")}

@@ -309,7 +309,8 @@ class WritePipeline:
                 # entities the turns made by their keys, but adds no entity, alias or fact
                 known = [m for m in extraction.mentions if m.key in resolver.entities]
                 extraction = Extraction(known, [], extraction.cues)
-            resolutions.append(resolver.resolve(extraction, memory_id, session_id))
+            stated = memory.fact_type is not None
+            resolutions.append(resolver.resolve(extraction, memory_id, session_id, stated))
         return resolutions
 
     def _repeats(
