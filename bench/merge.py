@@ -124,6 +124,13 @@ def run(files: list[Path], merge: bool) -> tuple[int, int, list[float], int, flo
                 evidence = set(question.evidence)
                 recalls.append(len(evidence & cited) / len(evidence))
             print(f"  {user} ({'on' if merge else 'off'}): done", file=sys.stderr)
+        merger = runtime.service._writer.merger
+        if merge:
+            values = sorted(r.value for r in merger.refused if r.gate == "neighbours")
+            print(
+                f"  gate outcomes: {dict(merger.outcomes)}; neighbour refusals' values: "
+                f"{[round(v, 3) for v in values]}"
+            )
     return written, stored, recalls, merged, spent
 
 

@@ -6,10 +6,13 @@ absorbed after the batch's statement (cypher/absorb_memories.cypher).
 
 What the decision reads of the world, here:
 - nearest: the user's FAISS index (top NEAREST), then the records, keeping stated facts of the
-  same speaker outside sessions; their relations are parsed again from their text and their
-  vectors embedded again (short texts; the model is deterministic);
-- neighbours: the merged vector's top-3 dense cosines in the user's index with the sources set
-  aside, clipped to [0, 1] — dense only, not the hybrid (dense + BM25) score the issue names.
+  same speaker outside sessions; their relations are parsed again from their text, their
+  vectors read from the index;
+- neighbours: the merged text's hybrid scores against the user's memories — retrieval's own
+  similarity (graph/recall/scoring.py): the cosine clipped to [0, 1] blended with BM25 as a share
+  of the best BM25 score, at the shipped preset's lexical share — scored with the sources in
+  the index (the best BM25 is theirs: the merged text holds their words), then the sources set
+  aside and the top 3 kept. Candidates: the dense top NEIGHBOURS and the BM25 top NEIGHBOURS.
 
 Runs under the write lock (it reads the user's index). Conversation turns and episodes are never
 merged, nor facts within one batch (the earlier ones are not in the index yet).
@@ -17,6 +20,7 @@ merged, nor facts within one batch (the earlier ones are not in the index yet).
 
 from __future__ import annotations
 
+from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
@@ -24,13 +28,19 @@ from typing import cast
 from extraction.embedder import embedding_text
 from extraction.resolver import Resolution
 from graph.caches import UserCaches
+from graph.ids import MemoryId
 from graph.models import Models, Vector
+from graph.recall.config import PRESETS
+from graph.recall.scoring import similarity
 from graph.records import MemoryRecord
 from graph.store import Store
 from graph.validation import NewMemory
-from graph.write.merge import Fact, Probe, plan
+from graph.write.merge import Fact, Probe, Refusal, plan
 
 NEAREST = 5
+REFUSALS_KEPT = 1_000
+NEIGHBOURS = 20  # candidates per ranking for the neighbour gate's top 3
+LEXICAL_SHARE = PRESETS["default"].weights.lexical
 
 
 @dataclass(frozen=True)
@@ -51,6 +61,10 @@ class Merger:
         self._store = store
         self._caches = caches
         self._models = models
+        # what the gates did since start, for benches and /metrics: merges and refusals by gate,
+        # and the latest refusals' values
+        self.outcomes: Counter[str] = Counter()
+        self.refused: deque[Refusal] = deque(maxlen=REFUSALS_KEPT)
 
     def fold(
         self,
@@ -76,7 +90,9 @@ class Merger:
                 frozenset((r.src, r.type, r.dst) for r in extraction.relations),
             )
             probe = self._probe(user_id, memory.speaker, frozenset(taken))
-            kept, merges, _ = plan(new, probe)
+            kept, merges, refusals = plan(new, probe)
+            self.outcomes.update(["merged"] * len(merges) + [r.gate for r in refusals])
+            self.refused.extend(refusals)
             if merges:
                 absorbed = tuple(m.absorbed for m in merges)
                 taken.update(absorbed)
@@ -101,30 +117,47 @@ class Merger:
                 for r in records.values()
                 if r.fact_type and not r.session_id and r.kind == "turn" and r.speaker == speaker
             ]
-            scored = [(f, float(vector @ f.vector)) for f in self._facts(facts)]
+            scored = [(f, float(vector @ f.vector)) for f in self._facts(user_id, facts)]
             return sorted(scored, key=lambda h: -h[1])
 
-        def neighbours(_text: str, vector: Vector, aside: frozenset[str]) -> list[float]:
-            hits = self._caches.vectors.search(user_id, vector, 3 + len(aside))
-            return [min(1.0, max(0.0, c)) for m, c in hits if m not in aside][:3]
+        def neighbours(text: str, vector: Vector, aside: frozenset[str]) -> list[float]:
+            return self._neighbours(user_id, speaker, text, vector, aside)
 
         return Probe(nearest, embed, neighbours)
 
-    def _facts(self, found: Sequence[MemoryRecord]) -> list[Fact]:
-        """The records as the rule reads them: relations parsed again, vectors embedded again."""
+    def _neighbours(
+        self, user_id: str, speaker: str | None, text: str, vector: Vector, aside: frozenset[str]
+    ) -> list[float]:
+        """The merged text's top-3 hybrid scores, in [0, 1], with `aside` set aside (see the
+        module docstring)."""
+        dense = dict(self._caches.vectors.search(user_id, vector, NEIGHBOURS + len(aside)))
+        lexical = self._caches.lexical.get(user_id).scores(embedding_text(text, speaker))
+        wanted = [m for m in lexical.top(NEIGHBOURS + len(aside)) if m not in dense]
+        for m, other in self._caches.vectors.vectors(user_id, wanted).items():
+            dense[MemoryId(m)] = float(other @ vector)
+        scores = [
+            similarity(cosine, lexical.normalized(m), LEXICAL_SHARE)
+            for m, cosine in dense.items()
+            if m not in aside
+        ]
+        return sorted(scores, reverse=True)[:3]
+
+    def _facts(self, user_id: str, found: Sequence[MemoryRecord]) -> list[Fact]:
+        """The records as the rule reads them: relations parsed again from their text, vectors
+        read from the user's index (what was stored: "Speaker: text", the merged text if any)."""
         if not found:
             return []
-        items = [(r.text, r.speaker) for r in found]
-        extractions = self._models.extractor.extract_many(items)
-        vectors = self._models.embedder.embed([embedding_text(t, s) for t, s in items])
+        stored = self._caches.vectors.vectors(user_id, [str(r.id) for r in found])
+        found = [r for r in found if str(r.id) in stored]
+        extractions = self._models.extractor.extract_many([(r.text, r.speaker) for r in found])
         return [
             Fact(
                 str(r.id),
                 r.text,
                 r.speaker,
-                vectors[i],
+                stored[str(r.id)],
                 frozenset(e.keys()),
                 frozenset((x.src, x.type, x.dst) for x in e.relations),
             )
-            for i, (r, e) in enumerate(zip(found, extractions, strict=True))
+            for r, e in zip(found, extractions, strict=True)
         ]

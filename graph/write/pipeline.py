@@ -95,7 +95,7 @@ class WritePipeline:
         screen: Screen,
     ) -> None:
         self._screen = screen
-        self._merger = Merger(store, caches, models)
+        self.merger = Merger(store, caches, models)
         # new memory id -> the first earlier fact it absorbed, until the batch's answer reads it
         self.merged: dict[str, str] = {}
         self.merge_facts = False  # merge stated facts on write (graph/write/merging.py)
@@ -229,7 +229,7 @@ class WritePipeline:
             matrix = np.stack([prepared.vectors[i] for i in fresh])
             repeat_of = self._repeats(user_id, memories, ids, resolutions, matrix)
             folded = (
-                self._merger.fold(user_id, memories, ids, resolutions, matrix)
+                self.merger.fold(user_id, memories, ids, resolutions, matrix)
                 if self.merge_facts
                 else {}
             )
