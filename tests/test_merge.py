@@ -176,3 +176,23 @@ def test_turns_are_never_merged(api: Any) -> None:
     api.ok(FACT, input=turn)
     again = api.ok(FACT, input={**turn, "text": "My brother Tom lives in Leeds now."})["remember"]
     assert again["stored"] != "MERGED"
+
+
+MANY = """
+mutation($inputs: [MemoryInput!]!) {
+  rememberMany(inputs: $inputs) { id text stored earlierId mergedInto }
+}"""
+
+
+def test_two_facts_of_one_batch_merge(api: Any) -> None:
+    inputs = [
+        {**_stated(text), "userId": "merger-batch"}
+        for text in ("My sister is Mary.", "My sister Mary lives in Boston.")
+    ]
+    first, second = api.ok(MANY, inputs=inputs)["rememberMany"]
+    assert (second["stored"], second["earlierId"]) == ("MERGED", first["id"])
+    assert first["mergedInto"] == second["id"]  # written by the batch, absorbed after it
+    assert api.runtime.store.count_memories("merger-batch") == 1
+    restored = api.ok(UNMERGE, u="merger-batch", id=first["id"])["unmerge"]
+    assert restored["id"] == first["id"]
+    assert api.runtime.store.count_memories("merger-batch") == 2

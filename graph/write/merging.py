@@ -14,8 +14,9 @@ What the decision reads of the world, here:
   the index (the best BM25 is theirs: the merged text holds their words), then the sources set
   aside and the top 3 kept. Candidates: the dense top NEIGHBOURS and the BM25 top NEIGHBOURS.
 
-Runs under the write lock (it reads the user's index). Conversation turns and episodes are never
-merged, nor facts within one batch (the earlier ones are not in the index yet).
+Runs under the write lock (it reads the user's index). A fact may also absorb a fact earlier in
+its own batch (two facts of one rememberMany): the earlier one is written by the batch's statement
+and absorbed after it. Conversation turns and episodes are never merged.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from extraction.embedder import embedding_text
-from extraction.resolver import Resolution
+from extraction.model import Extraction
 from graph.caches import UserCaches
 from graph.ids import MemoryId
 from graph.models import Models, Vector
@@ -71,16 +72,20 @@ class Merger:
         user_id: str,
         memories: Sequence[NewMemory],
         ids: Sequence[str],
-        resolutions: Sequence[Resolution],
+        extractions: Sequence[Extraction],
         matrix: Vector,
     ) -> dict[int, Folded]:
-        """By position in the batch: the new facts that absorbed earlier ones."""
+        """By position in the batch: the new facts that absorbed earlier ones — stored facts, or
+        facts earlier in the batch (written by the batch's statement, absorbed after it)."""
         out: dict[int, Folded] = {}
-        taken: set[str] = set(ids)  # never absorb a memory of this batch, nor one twice
+        taken: set[str] = set()  # never absorb a memory twice
+        earlier: list[Fact] = []  # the batch's facts so far, as they stand after their merges
         for p, (memory, memory_id) in enumerate(zip(memories, ids, strict=True)):
             if not mergeable(memory):
                 continue
-            extraction = resolutions[p].extraction
+            # as parsed, unresolved, like the stored facts it meets: "my sister" is a reference
+            # that any sister's name matches (merge.py `_same_object`)
+            extraction = extractions[p]
             new = Fact(
                 memory_id,
                 memory.text,
@@ -89,18 +94,23 @@ class Merger:
                 frozenset(extraction.keys()),
                 frozenset((r.src, r.type, r.dst) for r in extraction.relations),
             )
-            probe = self._probe(user_id, memory.speaker, frozenset(taken))
+            batch = [f for f in earlier if f.id not in taken]
+            probe = self._probe(user_id, memory.speaker, frozenset(taken), batch)
             kept, merges, refusals = plan(new, probe)
             self.outcomes.update(["merged"] * len(merges) + [r.gate for r in refusals])
             self.refused.extend(refusals)
+            earlier.append(kept)
             if merges:
                 absorbed = tuple(m.absorbed for m in merges)
                 taken.update(absorbed)
                 out[p] = Folded(kept.text, kept.vector, absorbed)
         return out
 
-    def _probe(self, user_id: str, speaker: str | None, taken: frozenset[str]) -> Probe:
-        """Stored vectors embed "Speaker: text" (extraction/embedder.py): so do these."""
+    def _probe(
+        self, user_id: str, speaker: str | None, taken: frozenset[str], batch: Sequence[Fact]
+    ) -> Probe:
+        """Stored vectors embed "Speaker: text" (extraction/embedder.py): so do these. `batch`:
+        the batch's earlier facts, which the index does not hold yet."""
 
         def embed(text: str) -> Vector:
             matrix: Vector = self._models.embedder.embed([embedding_text(text, speaker)])
@@ -117,7 +127,8 @@ class Merger:
                 for r in records.values()
                 if r.fact_type and not r.session_id and r.kind == "turn" and r.speaker == speaker
             ]
-            scored = [(f, float(vector @ f.vector)) for f in self._facts(user_id, facts)]
+            own = [f for f in batch if f.speaker == speaker and f.id not in aside]
+            scored = [(f, float(vector @ f.vector)) for f in [*self._facts(user_id, facts), *own]]
             return sorted(scored, key=lambda h: -h[1])
 
         def neighbours(text: str, vector: Vector, aside: frozenset[str]) -> list[float]:

@@ -142,6 +142,10 @@ class WritePipeline:
         for user_id, positions in by_user.items():
             by_id.update(self._store.memories(user_id, [slots.ids[i] or "" for i in positions]))
         final = [MemoryId(i or "") for i in slots.ids]
+        missing = [i for i in final if i not in by_id]
+        for user_id in by_user if missing else ():
+            # a fact of this batch absorbed by a later one of it (graph/write/merging.py)
+            by_id.update(self._store.absorbed(user_id, missing))
         lost = [i for i in final if i not in by_id]
         if lost:
             raise NotFound(f"memories {lost} vanished while being written")
@@ -229,7 +233,7 @@ class WritePipeline:
             matrix = np.stack([prepared.vectors[i] for i in fresh])
             repeat_of = self._repeats(user_id, memories, ids, resolutions, matrix)
             folded = (
-                self.merger.fold(user_id, memories, ids, resolutions, matrix)
+                self.merger.fold(user_id, memories, ids, extractions, matrix)
                 if self.merge_facts
                 else {}
             )
