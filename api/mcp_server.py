@@ -496,6 +496,24 @@ async def forget(
     return {"forgotten": await call(service.forget, user, memory_id)}
 
 
+@_tool("unmerge")
+async def unmerge(
+    ctx: Context,
+    memory_id: Annotated[
+        str,
+        Field(
+            description="Either side of the merge: the fact that answered MERGED, or one "
+            "it absorbed (its earlier_id)."
+        ),
+    ],
+    user_id: UserArg = None,
+) -> dict[str, Any]:
+    """Undo a merge of stated facts when the user says two facts were about different things:
+    the absorbed facts are remembered separately again. Returns the restored memory."""
+    service, user = _user(ctx, user_id)
+    return _memory(await call(service.unmerge, user, memory_id))
+
+
 @_tool("end_session")
 async def end_session(
     ctx: Context,
@@ -565,6 +583,7 @@ TOOLS: tuple[Callable[..., Awaitable[dict[str, Any]]], ...] = (
     get_entity,
     list_entities,
     forget,
+    unmerge,
     end_session,
     get_profile,
     get_knowledge_gaps,

@@ -43,6 +43,7 @@ TOOLS = {
     "get_entity",
     "list_entities",
     "forget",
+    "unmerge",
     "end_session",
     "get_profile",
     "get_knowledge_gaps",
@@ -227,6 +228,7 @@ def served(
     settings = Settings(
         data_dir=data_dir,
         api_keys="key-a=alice;key-b=bob;key-ab=alice|bob",
+        merge_facts=True,  # only stated facts merge: the shared scenario has none
         **graph_settings(data_dir),
     )
     runtime = start(settings, extractor=extractor, embedder=embedder)
@@ -260,6 +262,14 @@ def test_http_transport_with_keys(served: tuple[str, Runtime]) -> None:
         async with _client(url, "key-a") as alice:
             ids = await _conversation(alice)
         async with _client(url, "key-b") as bob:
+            facts = [
+                {"text": text, "speaker": "Bob", "fact_type": "fact"}
+                for text in ("My sister is Mary.", "My sister Mary lives in Boston.")
+            ]
+            first, second = _data(await bob.call_tool("remember_many", {"memories": facts}))[
+                "memories"
+            ]
+            assert (second["stored"], second["earlier_id"]) == ("MERGED", first["id"])
             # bob's key reaches only bob's memories: alice's never show, naming her is refused
             block = _data(await bob.call_tool("get_context", {"message": "Where does Ana live?"}))
             assert not set(block["memory_ids"]) & set(ids)
@@ -276,6 +286,17 @@ def test_http_transport_with_keys(served: tuple[str, Runtime]) -> None:
             assert "user_id" in _error(await both.call_tool("list_entities", {}))
             card = _data(await both.call_tool("get_entity", {"name": "Ana", "user_id": "alice"}))
             assert card["label"] == "Ana"
+        async with _client(url, "key-a") as alice:
+            # alice can neither undo bob's merge nor find it under her own user
+            assert "FORBIDDEN" in _error(
+                await alice.call_tool("unmerge", {"memory_id": second["id"], "user_id": "bob"})
+            )
+            assert "NOT_FOUND" in _error(
+                await alice.call_tool("unmerge", {"memory_id": second["id"]})
+            )
+        async with _client(url, "key-b") as bob:
+            restored = _data(await bob.call_tool("unmerge", {"memory_id": first["id"]}))
+            assert restored["id"] == first["id"]
 
     before = metric_samples(httpx2.get(f"{url}/metrics", timeout=30).text)
     anyio.run(scenario)
@@ -290,9 +311,10 @@ def test_http_transport_with_keys(served: tuple[str, Runtime]) -> None:
     assert calls("forget", "error") == 1
     forbidden = ("recollect_mcp_tool_errors_total", (("code", "FORBIDDEN"),))
     assert after[forbidden] - before.get(forbidden, 0.0) >= 2
-    # five remembered (one redacted), one forgotten, and the episode end_session wrote
+    # five remembered (one redacted), one forgotten, and the episode end_session wrote; bob's
+    # two stated facts, merged and unmerged
     assert runtime.store.count_memories("alice") == 5
-    assert runtime.store.count_memories("bob") == 0
+    assert runtime.store.count_memories("bob") == 2
 
 
 def test_http_transport_refuses_missing_and_unknown_keys(served: tuple[str, Runtime]) -> None:
