@@ -202,3 +202,36 @@ def test_stored_never_points_at_another_users_memory(api: Api) -> None:
     assert theirs["id"] != mine["id"]
     again = api.ok(REMEMBER, input={"userId": "storage-other", "text": text})["remember"]
     assert again["earlierId"] == theirs["id"]
+
+
+def test_speaker_session_and_external_id_are_screened_like_text(api: Api) -> None:
+    """The identifiers stored beside the text pass the same policy: redacted in place (the
+    types listed), refused by their own field's name, nothing written."""
+    store = api.runtime.store
+    item = {
+        "userId": USER,
+        "text": "The parcel arrives on Tuesday.",
+        "speaker": "Alice",
+        "sessionId": f"order-{CARD}",
+        "externalId": "ssn-536-22-8726",
+    }
+    made = api.ok(REMEMBER, input=item)["remember"]
+    assert made["stored"] == "REDACTED"
+    assert made["redactions"] == ["CREDIT_CARD", "US_SSN"]
+    record = store.memories(USER, [made["id"]])[made["id"]]
+    assert (record.session_id, record.external_id) == ("order-[CREDIT_CARD]", "ssn-[US_SSN]")
+    before = store.count_memories(USER)
+    body = api.raw(
+        REMEMBER_MANY,
+        inputs=[
+            {"userId": USER, "text": "A harmless turn about gardening, again."},
+            {**item, "text": "Another turn.", "piiPolicy": "US_SSN=refuse"},
+        ],
+    )
+    message = body["errors"][0]["message"]
+    assert message.startswith("inputs[1].externalId: holds personal data of type US_SSN"), message
+    assert "536-22-8726" not in message
+    assert store.count_memories(USER) == before
+    speaker = {"userId": USER, "text": "Hello there.", "speaker": "Ana ana.lopes@example.org"}
+    named = api.ok(REMEMBER, input={**speaker, "piiPolicy": "contact=redact"})["remember"]
+    assert store.memories(USER, [named["id"]])[named["id"]].speaker == "Ana [EMAIL_ADDRESS]"

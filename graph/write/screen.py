@@ -3,6 +3,12 @@ or refused (graph/write/policy.py) before anything is written anywhere — graph
 episodes (built from stored texts), the engine's write log, logs and metrics all see the
 redacted text only.
 
+The text is screened, and so are the client's identifiers that are stored and logged beside it —
+`speaker`, `sessionId`, `externalId` — with the same policy: a card number in an externalId is
+as much on disk as one in the text. A redacted identifier is stored redacted, so two externalIds
+that differ only in a redacted span are one idempotency key (the second is a REPEAT): a client
+that puts such data in its keys should refuse it instead (docs/storage.md).
+
 A whole batch is screened before its first write, so a refused item rejects the batch and
 nothing of it is written. The error names the field and the type, never the value.
 The detector (Presidio, extraction/pii.py) is loaded on first need: a policy that keeps
@@ -20,6 +26,14 @@ from extraction.pii import Finding
 from graph.errors import InvalidInput
 from graph.validation import NewMemory
 from graph.write.policy import REDACT, REFUSE, PiiPolicy
+
+# (NewMemory attribute, input field name) screened, the text first
+FIELDS = (
+    ("text", "text"),
+    ("speaker", "speaker"),
+    ("session_id", "sessionId"),
+    ("external_id", "externalId"),
+)
 
 
 class Detector(Protocol):
@@ -57,17 +71,37 @@ class Screen:
         policy = self.policy.overridden(memory.pii_policy, f"{prefix}piiPolicy")
         if not policy.watched:
             return memory
-        findings = self.detector().find(memory.text, policy.watched)
+        stored: dict[str, str | None] = {}
+        lost: list[str] = []
+        for name, field in FIELDS:
+            value = getattr(memory, name)
+            stored[name] = value
+            if value:
+                stored[name], types = self._value(value, policy, prefix + field)
+                lost.extend(types)
+        if not lost:
+            return memory
+        return replace(
+            memory,
+            text=stored["text"] or memory.text,
+            speaker=stored["speaker"],
+            session_id=stored["session_id"],
+            external_id=stored["external_id"],
+            redactions=tuple(dict.fromkeys(lost)),  # in order of appearance, the text's first
+        )
+
+    def _value(self, value: str, policy: PiiPolicy, field: str) -> tuple[str, list[str]]:
+        """`value` as it may be stored and the types redacted from it; InvalidInput naming
+        `field` for a type the policy refuses."""
+        findings = self.detector().find(value, policy.watched)
         refused = [f.type for f in findings if policy.action(f.type) == REFUSE]
         if refused:
             raise InvalidInput(
-                f"{prefix}text",
+                field,
                 f"holds personal data of type {', '.join(dict.fromkeys(refused))}, which the "
                 "storage policy refuses; nothing was stored",
             )
         redacted = [f for f in findings if policy.action(f.type) == REDACT]
         if not redacted:
-            return memory
-        text = self.detector().redact(memory.text, redacted)
-        types = tuple(dict.fromkeys(f.type for f in redacted))  # in order of appearance
-        return replace(memory, text=text, redactions=types)
+            return value, []
+        return self.detector().redact(value, redacted), [f.type for f in redacted]
