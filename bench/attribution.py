@@ -52,6 +52,7 @@ class Tally:
 
     facts: int = 0
     typed: int = 0
+    skipped: int = 0
     by_type: Counter[str] | None = None
     examples: list[tuple[Fact, Said]] | None = None
 
@@ -61,7 +62,7 @@ def haystacks(n: int, locomo: bool) -> list[list[Said]]:
         import locomo as lc
 
         out = []
-        for path in lc.conversation_files(lc.DEFAULT_DATA)[:n]:
+        for path in lc.conversation_files(str(lc.DEFAULT_DATA))[:n]:
             conv = lc.load(path)
             out.append([Said(t.dia_id, t.speaker, t.session, t.text) for t in conv.turns])
         return out
@@ -74,14 +75,20 @@ def haystacks(n: int, locomo: bool) -> list[list[Said]]:
 def replay(turns: list[Said], extractions: list[Extraction], attribution: bool) -> Tally:
     resolver = Resolver()
     resolver.attribution = attribution
+    tally = Tally(by_type=Counter(), examples=[])
     evidence: dict[Fact, list[Said]] = defaultdict(list)
     for said, extraction in zip(turns, extractions, strict=True):
         resolver.learn_speakers([extraction])
-        resolution = resolver.resolve(extraction, said.turn, said.session)
+        try:
+            resolution = resolver.resolve(extraction, said.turn, said.session)
+        except KeyError:
+            # the resolver alone, without the catalogue the write path keeps beside it, trips
+            # on a retyped name now and then: the turn is skipped and counted
+            tally.skipped += 1
+            continue
         for r in resolution.extraction.relations:
             evidence[(r.src, r.type, r.dst)].append(said)
     speakers = resolver.speakers
-    tally = Tally(by_type=Counter(), examples=[])
     for fact, turns_of in evidence.items():
         src, kind, _ = fact
         if kind == "RELATED_TO" or src not in speakers:
@@ -121,16 +128,20 @@ def main() -> None:
             got = replay(turns_of, extractions, attribution)
             total.facts += got.facts
             total.typed += got.typed
+            total.skipped += got.skipped
             assert total.by_type is not None and got.by_type is not None
             total.by_type.update(got.by_type)
             assert total.examples is not None and got.examples is not None
             total.examples.extend(got.examples)
     data = "LoCoMo dev" if args.locomo else "LongMemEval_S dev"
     print(f"{data}: {len(users)} users, {turns} turns, {time.perf_counter() - start:.0f} s")
-    print("| attribution | typed facts about a speaker | stated only by another speaker |")
-    print("|---|---:|---:|")
+    print(
+        "| attribution | typed facts about a speaker | stated only by another speaker | turns "
+        "skipped |"
+    )
+    print("|---|---:|---:|---:|")
     for name, tally in (("off (before)", before), ("on (after)", after)):
-        print(f"| {name} | {tally.typed} | {tally.facts} |")
+        print(f"| {name} | {tally.typed} | {tally.facts} | {tally.skipped} |")
     assert before.by_type is not None and after.by_type is not None
     print("by type, before:", dict(before.by_type.most_common()))
     print("by type, after:", dict(after.by_type.most_common()))
