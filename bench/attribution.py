@@ -118,7 +118,8 @@ def main() -> None:
     print(f"machine: {describe()}")
     extractor = Extractor.load()
     users = haystacks(args.n, args.locomo)
-    before, after = Tally(0, 0, Counter(), []), Tally(0, 0, Counter(), [])
+    before = Tally(by_type=Counter(), examples=[])
+    after = Tally(by_type=Counter(), examples=[])
     turns = 0
     start = time.perf_counter()
     for turns_of in users:
