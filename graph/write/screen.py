@@ -65,9 +65,21 @@ class Screen:
         """Each memory as it may be stored: redacted, with the types it lost in `redactions`;
         InvalidInput for a bad `piiPolicy` or a type the policy refuses."""
         many = len(memories) > 1
-        return [self.one(m, prefix=f"inputs[{i}]." if many else "") for i, m in enumerate(memories)]
+        seen: dict[tuple[str, str | None], tuple[str, list[str]]] = {}
+        return [
+            self.one(m, prefix=f"inputs[{i}]." if many else "", seen=seen)
+            for i, m in enumerate(memories)
+        ]
 
-    def one(self, memory: NewMemory, prefix: str = "") -> NewMemory:
+    def one(
+        self,
+        memory: NewMemory,
+        prefix: str = "",
+        seen: dict[tuple[str, str | None], tuple[str, list[str]]] | None = None,
+    ) -> NewMemory:
+        """`seen`: identifiers already screened in this batch under a memory's `piiPolicy` (a
+        batch's turns mostly share their speaker and session)."""
+        known = {} if seen is None else seen
         policy = self.policy.overridden(memory.pii_policy, f"{prefix}piiPolicy")
         if not policy.watched:
             return memory
@@ -76,9 +88,16 @@ class Screen:
         for name, field in FIELDS:
             value = getattr(memory, name)
             stored[name] = value
-            if value:
+            if not value:
+                continue
+            memo = (value, memory.pii_policy) if name != "text" else None
+            if memo is not None and memo in known:
+                stored[name], types = known[memo]
+            else:
                 stored[name], types = self._value(value, policy, prefix + field)
-                lost.extend(types)
+                if memo is not None:
+                    known[memo] = (stored[name] or "", types)
+            lost.extend(types)
         if not lost:
             return memory
         return replace(
