@@ -11,7 +11,7 @@ it, cites it. R@8 is the share of a question's evidence turns found, averaged.
 
 Target: at least 20% fewer memories with merge on, R@8 within 0.01 of merge off.
 
-    .venv/bin/python bench/merge.py [--only 26,30]
+    .venv/bin/python bench/merge.py [--only 26,30] [--neighbour-max 1.0]
 """
 
 from __future__ import annotations
@@ -138,7 +138,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default=str(DEFAULT_DATA))
     parser.add_argument("--only", help="conversation stems, e.g. 26,30")
+    parser.add_argument(
+        "--neighbour-max",
+        type=float,
+        help="the neighbour gate's bound for this run (graph/write/merge.py NEIGHBOUR_MAX; 1.0 "
+        "turns the gate off), to see what it costs",
+    )
     args = parser.parse_args()
+    if args.neighbour_max is not None:
+        from graph.write import merge
+
+        merge.NEIGHBOUR_MAX = args.neighbour_max
+        print(f"neighbour gate: mean top-3 hybrid score <= {args.neighbour_max}")
     logging.disable(logging.INFO)
     files = conversation_files(args.data, args.only)
     print(f"machine: {describe()}")
