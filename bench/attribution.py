@@ -11,8 +11,9 @@ people known by role (they change no relation's subject speaker), the near-dupli
 
 Counted (per user, then summed): typed facts (not RELATED_TO) as the graph holds them — one
 (subject, type, object) with its evidence turns — whose subject is a speaker and every evidence
-turn of which another speaker said. `--show N` prints N of them (before the rule), drawn with a
-fixed seed, with the turn that stated them.
+turn of which another speaker said, by type and by (subject, speaker of the evidence). `--show N`
+prints N of them (before the rule; on LongMemEval the User's first), drawn with a fixed seed,
+with the turn that stated them.
 
     .venv/bin/python bench/attribution.py [--n 110] [--locomo] [--show 20]
 """
@@ -99,6 +100,7 @@ def replay(turns: list[Said], extractions: list[Extraction], attribution: bool) 
             tally.facts += 1
             assert tally.by_type is not None and tally.examples is not None
             tally.by_type[kind] += 1
+            tally.by_type[f"{src} from {turns_of[0].speaker}"] += 1
             tally.examples.append((fact, turns_of[0]))
     return tally
 
@@ -147,7 +149,12 @@ def main() -> None:
     print("by type, before:", dict(before.by_type.most_common()))
     print("by type, after:", dict(after.by_type.most_common()))
     assert before.examples is not None
-    shown = random.Random(37).sample(before.examples, min(args.show, len(before.examples)))
+    # the main speaker's facts first (LongMemEval's User: what the issue asks to read)
+    main_key = _speaker_key("User" if not args.locomo else "")
+    mine = [e for e in before.examples if e[0][0] == main_key]
+    rest = [e for e in before.examples if e[0][0] != main_key]
+    shown = random.Random(37).sample(mine, min(args.show, len(mine)))
+    shown += random.Random(37).sample(rest, min(args.show - len(shown), len(rest)))
     for (src, kind, dst), said in shown:
         text = " ".join(said.text.split())[:300]
         print(f"- {src} {kind} {dst} ← {said.speaker} [{said.turn}]: {text}")
