@@ -196,3 +196,35 @@ def test_two_facts_of_one_batch_merge(api: Any) -> None:
     restored = api.ok(UNMERGE, u="merger-batch", id=first["id"])["unmerge"]
     assert restored["id"] == first["id"]
     assert api.runtime.store.count_memories("merger-batch") == 2
+
+
+def test_the_neighbour_gate_scores_the_real_index_and_refuses_a_crowded_merge(
+    api: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On the write path the gate reads the user's FAISS and BM25 indexes: a merge whose text sits
+    among many memories like it is refused (both stay active); without the gate it stands."""
+    crowd = [
+        "My sister lives in Boston with her husband.",
+        "My sister and I talk every Sunday about Boston.",
+        "My sister visited me in Boston last spring.",
+        "My sister works at a hospital in Boston.",
+    ]
+    for user in ("merger-crowd", "merger-crowd-ungated"):
+        turns = [{"userId": user, "text": t, "speaker": "Alice"} for t in crowd]
+        api.ok(MANY, inputs=turns)
+        first = api.ok(FACT, input={**_stated("My sister is Mary."), "userId": user})["remember"]
+        if user == "merger-crowd-ungated":
+            monkeypatch.setattr(merge, "NEIGHBOUR_MAX", 1.0)
+        fact = {**_stated("My sister Mary lives in Boston."), "userId": user}
+        second = api.ok(FACT, input=fact)["remember"]
+        if user == "merger-crowd":
+            assert second["stored"] == "NEW"
+            refused = api.runtime.service._writer.merger.refused[-1]
+            assert (refused.kept, refused.absorbed, refused.gate) == (
+                second["id"],
+                first["id"],
+                "neighbours",
+            )
+            assert api.runtime.store.count_memories(user) == 6
+        else:
+            assert (second["stored"], second["earlierId"]) == ("MERGED", first["id"])
