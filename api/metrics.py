@@ -27,10 +27,12 @@ from starlette.responses import Response
 from strawberry.extensions import SchemaExtension
 
 from api.errors import error_code
-from graph.tally import counting
+from graph.tally import Tally, counting
 
 # context calls take tens of milliseconds, long rememberMany batches seconds
 STATEMENT_BUCKETS = (1, 2, 4, 6, 8, 10, 12, 16, 24, 32, 64, 128)
+# a context call's stages take from tens of microseconds (scoring) to tens of milliseconds (parse)
+STAGE_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25)
 BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 
 
@@ -57,6 +59,15 @@ class Metrics:
             "Graph statements (round trips on Bolt) per GraphQL request, by root field",
             ["operation"],
             buckets=STATEMENT_BUCKETS,
+            registry=self.registry,
+        )
+        self.stages = Histogram(
+            "recollect_stage_seconds",
+            "Time per stage of a request, by root field: context's follow, header, parse, "
+            "cards, lookup, bm25, candidates, embed (waiting for the message's vector), faiss, "
+            "rank, assess, records, block (graph/tally.py; the names are the code's)",
+            ["operation", "stage"],
+            buckets=STAGE_BUCKETS,
             registry=self.registry,
         )
         self.errors = Counter(
@@ -94,13 +105,15 @@ class Metrics:
             self.tool_errors.labels(code).inc()
 
     def observe(
-        self, operations: list[str], seconds: float, codes: list[str], statements: int = 0
+        self, operations: list[str], seconds: float, codes: list[str], tally: Tally | None = None
     ) -> None:
         outcome = "error" if codes else "ok"
         for operation in operations or ["unknown"]:
             self.requests.labels(operation, outcome).inc()
             self.latency.labels(operation).observe(seconds)
-            self.statements.labels(operation).observe(statements)
+            self.statements.labels(operation).observe(tally.statements if tally else 0)
+            for stage, spent in (tally.seconds if tally else {}).items():
+                self.stages.labels(operation, stage).observe(spent)
         for code in codes:
             self.errors.labels(code).inc()
 
@@ -187,7 +200,7 @@ class MetricsExtension(SchemaExtension):
             _root_fields(self.execution_context),
             time.perf_counter() - started,
             codes,
-            tally.statements,
+            tally,
         )
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from api.settings import Settings
-from extraction.embedder import Embedder, ModelVerificationError
+from extraction.embedder import Embedder, ModelVerificationError, model_threads, use_threads
 from extraction.extractor import Extractor
 from extraction.pii import load_detector
 from graph.engine import EmbeddedEngine
@@ -178,6 +178,7 @@ def start(
     the server is reached), so a restart takes the longer of the two, not their sum. The engine
     is spawned from this thread, whose end it is tied to (graph/engine.py)."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
+    use_threads(model_threads(settings.torch_threads))
     loader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recollect-models")
     models = loader.submit(load_models, extractor, embedder)
     loader.shutdown(wait=False)  # its one task runs on; nothing else is submitted

@@ -54,6 +54,10 @@ class Settings:
     # observations its neighbour gate refused every merge while fact ingest ran 5.6x slower
     # (docs/benchmarks.md, bench/merge.py)
     merge_facts: bool = False
+    # threads of the embedding model (torch's pool); 0: one fewer than the cores this process
+    # may use, at least one, so that spaCy's parse of the same request or batch has a core of its
+    # own beside it (extraction/embedder.py model_threads says why)
+    torch_threads: int = 0
 
     @property
     def pii(self) -> PiiPolicy:
@@ -101,6 +105,7 @@ ENVIRONMENT: dict[str, str] = {
     "cache_mb": "RECOLLECT_CACHE_MB",
     "pii_policy": "RECOLLECT_PII_POLICY",
     "merge_facts": "RECOLLECT_MERGE_FACTS",
+    "torch_threads": "RECOLLECT_TORCH_THREADS",
 }
 
 
@@ -143,6 +148,13 @@ def _pii_policy(name: str, raw: str) -> str:
     return raw
 
 
+def _not_negative(name: str, raw: str) -> int:
+    value: int = _number(int)(name, raw)
+    if value < 0:
+        raise ValueError(f"{name} must be 0 or more, got {raw!r}")
+    return value
+
+
 def _flag(name: str, raw: str) -> bool:
     value = raw.strip().lower()
     if value not in {"1", "0", "true", "false", "yes", "no", "on", "off"}:
@@ -168,4 +180,5 @@ _CASTS: dict[str, Callable[[str, str], Any]] = {
     "namespace": _namespace,
     "pii_policy": _pii_policy,
     "merge_facts": _flag,
+    "torch_threads": _not_negative,
 }

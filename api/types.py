@@ -169,6 +169,11 @@ class Memory:
         description="A stated fact merged into another: that memory (this one is inactive: not "
         "retrieved, readable by id; unmerge restores it)",
     )
+    domain: str | None = strawberry.field(
+        default=None,
+        description="The part of the user's memory it was written to (MemoryInput.domain), "
+        "e.g. village-history; the knowledge index is kept per domain",
+    )
     stored: StoredAs | None = strawberry.field(
         default=None,
         description="How remember/rememberMany stored this item: NEW, REPEAT (said before), "
@@ -204,6 +209,7 @@ class Memory:
             repeats=record.repeats,
             redactions=list(record.redactions),
             merged_into=strawberry.ID(record.absorbed_into) if record.absorbed_into else None,
+            domain=record.domain,
             stored=StoredAs(stored.decision) if stored else None,
             earlier_id=strawberry.ID(stored.earlier) if stored and stored.earlier else None,
             entity_keys=record.entity_keys,

@@ -140,6 +140,11 @@ def measure_context(base: str, questions: list[str], clients: int) -> dict[str, 
         after = metrics(base)
     key = ("recollect_graph_statements_sum", (("operation", "context"),))
     statements = (after[key] - before[key]) / len(questions)
+    stages = stage_means(before, after, len(questions))
+    executed = ("recollect_graphql_request_seconds_sum", (("operation", "context"),))
+    stages["GraphQL execution (all of the above)"] = (after[executed] - before[executed]) / len(
+        questions
+    )
     concurrent: list[tuple[float, bool]] = []
     lock = threading.Lock()
 
@@ -163,8 +168,50 @@ def measure_context(base: str, questions: list[str], clients: int) -> dict[str, 
         "seq": [t for t, _ in runs],
         "conc": [t for t, _ in concurrent],
         "statements": statements,
+        "stages": stages,
         "errors": sum(1 for _, good in [*runs, *concurrent, (warm, ok)] if not good),
     }
+
+
+def stage_means(
+    before: dict[tuple[str, tuple[tuple[str, str], ...]], float],
+    after: dict[tuple[str, tuple[tuple[str, str], ...]], float],
+    calls: int,
+) -> dict[str, float]:
+    """Mean seconds per context call of each stage (graph/tally.py), from /metrics."""
+    means: dict[str, float] = {}
+    for (name, labels), value in after.items():
+        tags = dict(labels)
+        if name == "recollect_stage_seconds_sum" and tags.get("operation") == "context":
+            means[tags["stage"]] = (value - before.get((name, labels), 0.0)) / calls
+    return means
+
+
+def in_process(data_dir: Path, questions: list[str]) -> dict[str, Any]:
+    """`retrieve()` called in this process on the same data and questions (no HTTP, no
+    GraphQL): one first call, then each question once, timed with its stages."""
+    from api.runtime import start
+    from api.settings import Settings
+    from graph.recall.retrieval import ContextRequest, retrieve
+    from graph.tally import counting
+
+    runtime = start(Settings(data_dir=data_dir))
+    try:
+        service = runtime.service
+        retrieve(service, ContextRequest(user_id=USER, message="What is new?"))
+        service.drain()  # the memory facts' read the first call queued, as measure_context waits
+        times: list[float] = []
+        spent: dict[str, float] = {}
+        for question in questions:
+            with counting() as tally:
+                began = time.perf_counter()
+                retrieve(service, ContextRequest(user_id=USER, message=question))
+                times.append(time.perf_counter() - began)
+            for stage, seconds in tally.seconds.items():
+                spent[stage] = spent.get(stage, 0.0) + seconds
+    finally:
+        runtime.close()
+    return {"times": times, "stages": {k: v / len(questions) for k, v in spent.items()}}
 
 
 def baseline(index: Any, embedder: Any, questions: list[str]) -> list[float]:
@@ -177,11 +224,24 @@ def baseline(index: Any, embedder: Any, questions: list[str]) -> list[float]:
     return out
 
 
-def cached_data(cache: Path, corpus: Corpus, size: int) -> tuple[Path, float | None]:
+def cached_data(
+    cache: Path, corpus: Corpus, size: int, any_build: bool = False
+) -> tuple[Path, float | None]:
     """A data directory holding `size` memories of the user, built once with the bulk path
-    (`recollect ingest`) and kept under `cache`; returns it and the bulk rate when built now."""
+    (`recollect ingest`) and kept under `cache`; returns it and the bulk rate when built now.
+    With `any_build`, a complete build by other ingest code is taken when there is none by this
+    code (latency hardly depends on the extractor's version; the build's key is printed)."""
+    folder = cache / f"perf-{corpus.name}-{size}-{corpus.cache_key}"
+    if any_build and not (folder / "complete.json").exists():
+        builds = sorted(
+            cache.glob(f"perf-{corpus.name}-{size}-*/complete.json"),
+            key=lambda p: p.stat().st_mtime,
+        )
+        if builds:
+            print(f"  {size}: the build of other ingest code {builds[-1].parent}", file=sys.stderr)
+            return builds[-1].parent / "data", None
     return bulk_built(
-        cache / f"perf-{corpus.name}-{size}-{corpus.cache_key}",
+        folder,
         lambda: ({k: v for k, v in row.items() if k != "userId"} for row in corpus.inputs(0, size)),
         corpus.bulk_env,
         user=USER,
@@ -217,9 +277,8 @@ def ingest_api(http: httpx.Client, base: str, inputs: list[dict[str, str]], batc
 
 
 def main() -> None:
-    import faiss
 
-    from extraction.embedder import MODEL_TOKENS, Embedder, embedding_text
+    from extraction.embedder import MODEL_TOKENS, Embedder
     from extraction.extractor import Extractor
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -236,6 +295,11 @@ def main() -> None:
         "a data set built once with the bulk path and cached under --cache",
     )
     parser.add_argument("--cache", default=str(Path.home() / ".cache" / "recollect-perf"))
+    parser.add_argument(
+        "--any-build",
+        action="store_true",
+        help="sizes above --api-max may come from a cached build by other ingest code",
+    )
     args = parser.parse_args()
     corpus = real_corpus() if args.data == "real" else template_corpus()
     default = "1000,10000,50000" if args.data == "real" else "1000,10000,100000"
@@ -245,13 +309,53 @@ def main() -> None:
     # the baselines: the embedder as the model is configured, and spaCy's whole pipeline
     embedder = Embedder(max_tokens=MODEL_TOKENS)
     nlp = Extractor.load().nlp
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="recollect-perf-") as tmp:
+        api_rows = api_sizes(Path(tmp), corpus, sizes, questions, args, embedder, nlp)
+        rows.extend(api_rows)
+        if api_rows:  # the largest size ingested through the API, once the service is stopped
+            api_rows[-1]["inproc"] = in_process(Path(tmp), questions)
+
+    for size in [s for s in sizes if s > args.api_max]:
+        data_dir, bulk_rate = cached_data(Path(args.cache), corpus, size, args.any_build)
+        with served(data_dir) as (process, base):
+            context = measure_context(base, questions, args.clients)
+            rows.append(
+                {
+                    "size": size,
+                    "ingest": f"bulk {bulk_rate:.1f}" if bulk_rate else "cached",
+                    "embed": "",
+                    "spacy": "",
+                    "ratio": "",
+                    "base": baseline(service_index(data_dir), embedder, questions),
+                    "rss": resident(process),
+                    **context,
+                }
+            )
+        rows[-1]["inproc"] = in_process(data_dir, questions)
+        print(f"  {size} memories done", file=sys.stderr)
+    report(rows, sizes, args.clients, corpus.name)
+
+
+def api_sizes(
+    data_dir: Path,
+    corpus: Corpus,
+    sizes: list[int],
+    questions: list[str],
+    args: argparse.Namespace,
+    embedder: Any,
+    nlp: Any,
+) -> list[dict[str, Any]]:
+    """The sizes up to --api-max, ingested through `rememberMany` of one running service in
+    turn, each measured once ingested."""
+    import faiss
+
+    from extraction.embedder import embedding_text
+
     index = faiss.IndexFlatIP(embedder.dimensions)
-    rows = []
+    rows: list[dict[str, Any]] = []
     written = 0
-    with (
-        tempfile.TemporaryDirectory(prefix="recollect-perf-") as tmp,
-        served(Path(tmp)) as (process, base),
-    ):
+    with served(data_dir) as (process, base):
         http = httpx.Client(timeout=600)
         for size in [s for s in sizes if s <= args.api_max]:
             inputs = corpus.inputs(written, size)
@@ -284,25 +388,7 @@ def main() -> None:
             )
             print(f"  {size} memories done", file=sys.stderr)
         http.close()
-
-    for size in [s for s in sizes if s > args.api_max]:
-        data_dir, bulk_rate = cached_data(Path(args.cache), corpus, size)
-        with served(data_dir) as (process, base):
-            context = measure_context(base, questions, args.clients)
-            rows.append(
-                {
-                    "size": size,
-                    "ingest": f"bulk {bulk_rate:.1f}" if bulk_rate else "cached",
-                    "embed": "",
-                    "spacy": "",
-                    "ratio": "",
-                    "base": baseline(service_index(data_dir), embedder, questions),
-                    "rss": resident(process),
-                    **context,
-                }
-            )
-            print(f"  {size} memories done", file=sys.stderr)
-    report(rows, sizes, args.clients, corpus.name)
+    return rows
 
 
 def report(rows: list[dict[str, Any]], sizes: list[int], clients: int, data: str) -> None:
@@ -311,25 +397,54 @@ def report(rows: list[dict[str, Any]], sizes: list[int], clients: int, data: str
         f"\n{data} text\n\n| memories | ingest /s (acknowledged / with background) "
         "| embedder only /s | spaCy only /s | ratio | first context ms (+ facts read) "
         f"| context p50/p95/p99 ms | {clients} clients p50/p95/p99 ms "
-        "| baseline p50/p95/p99 ms | p95 vs baseline | statements per context | errors "
+        "| retrieve() in process p50/p95 ms | baseline p50/p95/p99 ms | p95 vs baseline "
+        "| in-process p95 vs baseline | statements per context | errors "
         "| RSS service / engine MiB |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         seq, conc, base_ = row["seq"], row["conc"], row["base"]
+        own = row.get("inproc", {}).get("times", [])
+        inproc = f"{pct(own, 0.5):.0f} / {pct(own, 0.95):.0f}" if own else ""
+        inproc_ratio = f"{pct(own, 0.95) / pct(base_, 0.95):.1f}×" if own else ""
         print(
             f"| {row['size']:,} | {row['ingest']} | {row['embed']} | {row['spacy']} | "
             f"{row['ratio']} | {row['warm'] * 1000:,.0f} (+{row['settle']:.1f} s) | "
             f"{pct(seq, 0.5):.0f} / {pct(seq, 0.95):.0f} / {pct(seq, 0.99):.0f} | "
             f"{pct(conc, 0.5):.0f} / {pct(conc, 0.95):.0f} / {pct(conc, 0.99):.0f} | "
+            f"{inproc} | "
             f"{pct(base_, 0.5):.0f} / {pct(base_, 0.95):.0f} / {pct(base_, 0.99):.0f} | "
-            f"{pct(seq, 0.95) / pct(base_, 0.95):.1f}× | {row['statements']:.1f} | "
-            f"{row['errors']} | {row['rss'][0]:.0f} / {row['rss'][1]:.0f} |"
+            f"{pct(seq, 0.95) / pct(base_, 0.95):.1f}× | {inproc_ratio} | "
+            f"{row['statements']:.1f} | {row['errors']} | "
+            f"{row['rss'][0]:.0f} / {row['rss'][1]:.0f} |"
         )
     p95 = {row["size"]: pct(row["seq"], 0.95) for row in rows}
     for small, large in zip(sizes, sizes[1:], strict=False):
         if small in p95 and large in p95:
             print(f"p95 at {large:,} / p95 at {small:,}: {p95[large] / p95[small]:.2f}×")
+    for row in rows:
+        stage_table(row)
+
+
+def stage_table(row: dict[str, Any]) -> None:
+    """Mean ms per stage of a context call (graph/tally.py), through GraphQL and in process;
+    what the client waited beyond GraphQL's execution is HTTP, the event loop and the client."""
+    api = dict(row["stages"])
+    executed = api.pop("GraphQL execution (all of the above)", 0.0)
+    own = row.get("inproc", {}).get("stages", {})
+    client = sum(row["seq"]) / len(row["seq"])
+    print(f"\nstages of a context call at {row['size']:,} memories, mean ms per call")
+    print("\n| stage | through GraphQL | retrieve() in process |\n|---|---|---|")
+    for stage in sorted(api, key=lambda s: -api[s]):
+        there = f"{own[stage] * 1000:.2f}" if stage in own else ""
+        print(f"| {stage} | {api[stage] * 1000:.2f} | {there} |")
+    staged = sum(api.values())
+    print(f"| all stages | {staged * 1000:.2f} | {sum(own.values()) * 1000:.2f} |")
+    print(f"| GraphQL beyond the stages | {(executed - staged) * 1000:.2f} | |")
+    print(f"| HTTP, event loop and client | {(client - executed) * 1000:.2f} | |")
+    if own:
+        mean = sum(row["inproc"]["times"]) / len(row["inproc"]["times"])
+        print(f"| call, as timed | {client * 1000:.2f} | {mean * 1000:.2f} |")
 
 
 if __name__ == "__main__":

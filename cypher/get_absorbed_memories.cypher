@@ -10,5 +10,5 @@ RETURN m.id AS id, m.user_id AS user_id, m.text AS text, m.speaker AS speaker,
   m.last_accessed_at AS last_accessed_at, m.access_count AS access_count,
   m.external_id AS external_id, m.importance AS importance, m.pinned AS pinned,
   m.category AS category, m.fact_type AS fact_type, coalesce(m.kind, 'turn') AS kind,
-  m.repeat_of AS repeat_of, coalesce(m.repeats, 0) AS repeats, m.redactions AS redactions,
+  m.repeat_of AS repeat_of, coalesce(m.repeats, 0) AS repeats, m.redactions AS redactions, m.domain AS domain,
   m.absorbed_into AS absorbed_into, entity_keys

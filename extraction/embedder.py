@@ -28,6 +28,25 @@ EMBEDDED_TOKENS = 128
 Vectors = npt.NDArray[np.float32]
 
 
+def model_threads(requested: int = 0) -> int:
+    """The embedding model's threads: `requested`, or with 0 one fewer than the cores this
+    process may use (at least one). A context call embeds its message while spaCy parses it, and
+    ingest embeds a batch while spaCy parses it on the extraction thread: with torch on every
+    core the two contend, and torch's pool, spinning for a core another thread holds, stretched
+    a one-message embedding from 13 ms to a p95 of 500 ms on a busy two-core machine
+    (docs/performance.md)."""
+    if requested > 0:
+        return requested
+    return max(1, len(os.sched_getaffinity(0)) - 1)
+
+
+def use_threads(threads: int) -> None:
+    """Sets torch's pool for this process (it is process-wide: the last caller wins)."""
+    import torch
+
+    torch.set_num_threads(threads)
+
+
 class ModelVerificationError(RuntimeError):
     pass
 

@@ -377,7 +377,19 @@ class Resolver:
                     t for t in reversed(session.talkers) if t != speaker and t in self.entities
                 ]
                 mapping[mention.key] = others[0] if session_id and others else None
-        return mapping
+        # a guess merged into a typed entity while this text was settled ("the Underground
+        # Railroad" as a place, then as a title) is gone: its mentions follow the merge
+        return {k: self._merged(v) for k, v in mapping.items()}
+
+    def _merged(self, key: str | None) -> str | None:
+        """`key`, or the entity it was merged into (followed to the end of the chain)."""
+        seen: set[str] = set()
+        while key is not None and key not in self.entities and key in self._alias:
+            if key in seen:
+                return None
+            seen.add(key)
+            key = self._alias[key]
+        return key
 
     def _resolved_mentions(
         self, extraction: Extraction, mapping: dict[str, str | None], out: Resolution

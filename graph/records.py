@@ -37,6 +37,8 @@ class MemoryRecord:
     redactions: tuple[str, ...] = ()
     # a stated fact merged into another (graph/write/merge.py): the memory that absorbed it
     absorbed_into: str | None = None
+    # the part of the user's memory it belongs to ("village-history"), when the writer named one
+    domain: str | None = None
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> MemoryRecord:
@@ -63,6 +65,7 @@ class MemoryRecord:
             repeats=int(row.get("repeats") or 0),
             redactions=tuple(row.get("redactions") or ()),
             absorbed_into=row.get("absorbed_into"),
+            domain=row.get("domain"),
         )
 
 

@@ -1,23 +1,27 @@
-"""How many statements one request sends to the graph.
+"""What one request costs: the statements it sends to the graph and the time of its stages.
 
 On Bolt every statement is a network round trip, so the number per `context` call is what a
-remote Neo4j adds to its latency; /metrics reports it per GraphQL operation and bench/perf.py
-prints it. The count lives in a context variable that the request path sets: worker threads
-started through anyio inherit it, the service's background thread does not (its writes are not
-the request's).
+remote Neo4j adds to its latency; the stages (the message's parse, the wait for its embedding,
+the card reads, scoring, …) say where the rest of a call's time goes. /metrics reports both per
+GraphQL operation and bench/perf.py prints them. The tally lives in a context variable that the
+request path sets: worker threads started through anyio inherit it, the service's background
+thread does not (its work is not the request's).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass
 class Tally:
     statements: int = 0
+    # seconds per stage of this request; a stage timed twice (cards read in two places) adds up
+    seconds: dict[str, float] = field(default_factory=dict)
 
 
 _current: ContextVar[Tally | None] = ContextVar("recollect_statement_tally", default=None)
@@ -38,3 +42,40 @@ def count_statement() -> None:
     tally = _current.get()
     if tally is not None:
         tally.statements += 1
+
+
+@contextmanager
+def timed(stage: str) -> Iterator[None]:
+    """Adds the time of the block to `stage` of the current request's tally (nothing outside a
+    request: ingest and background work are not timed by stage)."""
+    tally = _current.get()
+    if tally is None:
+        yield
+        return
+    began = time.perf_counter()
+    try:
+        yield
+    finally:
+        tally.seconds[stage] = tally.seconds.get(stage, 0.0) + time.perf_counter() - began
+
+
+class Laps:
+    """Times consecutive sections of one function: each `lap(stage)` adds the time since the
+    previous lap (or since the start) to `stage`, so the stages are disjoint and add up to the
+    whole. Outside a request it only reads the clock."""
+
+    def __init__(self) -> None:
+        self._tally = _current.get()
+        self._last = time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        if self._tally is None:
+            return
+        now = time.perf_counter()
+        seconds = self._tally.seconds
+        seconds[stage] = seconds.get(stage, 0.0) + now - self._last
+        self._last = now
+
+    def skip(self) -> None:
+        """Starts the next lap now: the time since the last is another stage's (timed inside)."""
+        self._last = time.perf_counter()

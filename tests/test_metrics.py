@@ -42,6 +42,25 @@ def test_metrics_count_operations_errors_ingest_and_caches(api: Api) -> None:
     assert delta("recollect_graph_statements_count", operation="context") == 3
     assert delta("recollect_graph_statements_sum", operation="context") >= 2 * 4
     assert delta("recollect_graph_statements_sum", operation="rememberMany") >= 1
+    # each stage's time reaches the metrics through the worker thread, and the stages of a call
+    # are disjoint: together they fit within the execution time
+    stages = ("parse", "embed", "cards", "rank", "records", "block", "header", "bm25", "faiss")
+    spent = {s: delta("recollect_stage_seconds_sum", operation="context", stage=s) for s in stages}
+    assert all(
+        delta("recollect_stage_seconds_count", operation="context", stage=s) == 2
+        for s in ("parse", "rank", "records")
+    ), spent
+    assert spent["parse"] > 0 and spent["rank"] > 0
+    total = sum(
+        v
+        for (name, labels), v in after.items()
+        if name == "recollect_stage_seconds_sum" and ("operation", "context") in labels
+    ) - sum(
+        v
+        for (name, labels), v in before.items()
+        if name == "recollect_stage_seconds_sum" and ("operation", "context") in labels
+    )
+    assert 0 < total <= delta("recollect_graphql_request_seconds_sum", operation="context")
     assert after[("recollect_cached_users", (("cache", "vectors"),))] >= 1
     held, budget = after[("recollect_cache_bytes", ())], after[("recollect_cache_budget_bytes", ())]
     assert 0 < held <= budget == int(api.runtime.settings.cache_mb * 2**20)

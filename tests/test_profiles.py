@@ -252,6 +252,10 @@ def test_mcp_get_profile_is_the_connections_user_only(keyed: Api) -> None:
     anyio.run(scenario)
 
 
+REMEMBER_DOMAIN = (
+    "mutation($inputs: [MemoryInput!]!) { rememberMany(inputs: $inputs) { id domain } }"
+)
+MEMORY = "query($u: ID!, $id: ID!) { memory(userId: $u, id: $id) { domain } }"
 INDEX = """query($u: ID!, $d: String) { knowledgeIndex(userId: $u, domain: $d) {
   domain totalEntries lastReindexed
   categories { name entryCount uniqueTopics wellCovered weak }
@@ -268,9 +272,12 @@ def test_knowledge_index_per_domain_with_gaps(keyed: Api) -> None:
     inputs = _inputs("bob", "v1", "2026-02-03T09:00:00Z", village)
     for item in inputs:
         item["domain"] = "village-history"
-    _ok(keyed, "bob", REMEMBER, inputs=inputs)
+    written = _ok(keyed, "bob", REMEMBER_DOMAIN, inputs=inputs)["rememberMany"]
+    assert {m["domain"] for m in written} == {"village-history"}  # the memory says its domain
     _ok(keyed, "bob", END, u="bob", s="v1")
     keyed.runtime.service.drain()
+    read = _ok(keyed, "bob", MEMORY, u="bob", id=written[0]["id"])["memory"]
+    assert read["domain"] == "village-history"
     village_index = _ok(keyed, "bob", INDEX, u="bob", d="village-history")["knowledgeIndex"]
     everything = _ok(keyed, "bob", INDEX, u="bob", d=None)["knowledgeIndex"]
     assert village_index["totalEntries"] == 3 and everything["totalEntries"] == 4

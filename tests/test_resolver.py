@@ -120,6 +120,24 @@ def test_a_title_said_by_evidence_corrects_the_taggers_guess() -> None:
     assert _keys(later) == ["work:stardew_valley"]
 
 
+def test_the_guess_and_the_evidence_in_one_text_resolve_to_the_work() -> None:
+    """One reply names "the Underground Railroad" twice: the tagger's place first (known from
+    earlier), then the title by evidence. The place merges into the work while the text is
+    being settled; the first mention, already settled on the place, follows it (a KeyError on
+    real text before)."""
+    resolver = Resolver([KnownEntity("place:underground_railroad", "place", "Underground Railroad")])
+    out = _resolve(
+        resolver,
+        Mention("place:underground_railroad", "place", "Underground Railroad"),
+        Mention("place:georgia", "place", "Georgia"),
+        Mention("work:underground_railroad", "work", "Underground Railroad", typed=True),
+        relations=(Relation("place:georgia", "RELATED_TO", "place:underground_railroad"),),
+    )
+    assert sorted(_keys(out)) == ["place:georgia", "work:underground_railroad"]
+    assert out.merges == [("place:underground_railroad", "work:underground_railroad")]
+    assert _typed(out) == {("place:georgia", "RELATED_TO", "work:underground_railroad")}
+
+
 def test_a_title_from_the_taggers_label_alone_corrects_nothing() -> None:
     resolver = Resolver([KnownEntity("person:sam", "person", "Sam")])
     out = _resolve(resolver, Mention("work:sam", "work", "Sam"))

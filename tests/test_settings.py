@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import fields
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from api.settings import ENVIRONMENT, Settings
+from extraction.embedder import model_threads
 from graph.limits import Limits
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -51,6 +53,15 @@ def test_a_cache_budget_or_namespace_out_of_range_names_its_variable() -> None:
         Settings.from_env({"RECOLLECT_NAMESPACE": "a b"})
     assert Settings.from_env({"RECOLLECT_CACHE_MB": "0.5"}).cache_mb == 0.5
     assert Settings.from_env({"RECOLLECT_NAMESPACE": "staging-2"}).namespace == "staging-2"
+
+
+def test_torch_threads_default_leaves_spacy_a_core() -> None:
+    with pytest.raises(ValueError, match="RECOLLECT_TORCH_THREADS must be 0 or more, got '-1'"):
+        Settings.from_env({"RECOLLECT_TORCH_THREADS": "-1"})
+    assert Settings.from_env({"RECOLLECT_TORCH_THREADS": "3"}).torch_threads == 3
+    cores = len(os.sched_getaffinity(0))
+    assert model_threads(0) == max(1, cores - 1)
+    assert model_threads(3) == 3
 
 
 def test_secrets_stay_out_of_repr() -> None:

@@ -28,6 +28,7 @@ from graph.recall.request import ContextRequest
 from graph.recall.stages import Scored, Scorer, adjacency, collapse, neighbour_bonus, rank
 from graph.records import MemoryFacts
 from graph.service import MemoryService
+from graph.tally import Laps
 
 
 @dataclass(frozen=True)
@@ -58,17 +59,22 @@ def gather(
     while it is computed, then FAISS's for the message and for each of its parts."""
     user_id, config = request.user_id, request.config
     caches = service.caches
+    laps = Laps()
     k = max(config.vector_k, request.max_memories * 4)
     lexical = caches.lexical.get(user_id).scores(request.message)
     lexical_top = lexical.top(max(config.lexical_k, k))
+    laps.lap("bm25")
     skew = config.clock_skew_hours
     early = happened(caches.memory_facts(user_id, [*lexical_top, *known]), as_of, skew)
+    laps.lap("candidates")
     query = embedding.result()
     queries = query.reshape(1, -1) if parts is None else np.vstack([query, parts.result()])
+    laps.lap("embed")  # waiting for the message's vector, computed beside the reads above
     vector_hits: dict[MemoryId, float] = {}
     for row in queries:
         for memory_id, score in caches.vectors.search(user_id, row, k):
             vector_hits[memory_id] = max(score, vector_hits.get(memory_id, -1.0))
+    laps.lap("faiss")
     late_ids = [i for i in vector_hits if i not in early]
     late = happened(caches.memory_facts(user_id, late_ids), as_of, skew)
     facts = {**late, **early}
@@ -77,6 +83,7 @@ def gather(
     cosine = {str(i): score for i, score in vector_hits.items()} if parts is None else {}
     by_part: set[str] = set()
     fill_cosine(service, user_id, queries, cosine, list(facts), by_part)
+    laps.lap("candidates")
     return Candidates(
         facts=facts,
         cosine=cosine,

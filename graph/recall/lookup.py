@@ -37,6 +37,7 @@ from graph.recall.stages import (
 )
 from graph.records import MAX_EVIDENCE, EntityRecord
 from graph.service import MemoryService
+from graph.tally import Laps
 
 # words split at apostrophes too: "I'm" and "I’ve" speak in the first person
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -64,13 +65,17 @@ class Lookup:
 
 def look_up(service: MemoryService, request: ContextRequest, as_of: float) -> Lookup:
     user_id, message, config = request.user_id, request.message, request.config
+    laps = Laps()
     resolver = service.caches.catalog(user_id)
+    laps.lap("lookup")
     said = service.models.extract(message, asker(service, request))
+    laps.lap("parse")
     seeds = find_seeds(said, resolver, message)
     when = event_interval(said.dates, as_of) if config.time_lift > 0 else None
     # mention counts of the entities scoring links to (not the whole catalogue: a call must not
     # cost in proportion to the user's history)
     counts = _mentions(resolver, seeds.keys)
+    laps.lap("lookup")
     # the seeds' cards carry every relation of a cued type with enough evidence for the cued
     # candidates: one statement for both. A hub's card (the user, a constant topic) is read with
     # its relations only when the message cues a type: ranking its thousands of relations costs in
@@ -83,6 +88,7 @@ def look_up(service: MemoryService, request: ContextRequest, as_of: float) -> Lo
         max(MAX_EVIDENCE, config.evidence_per_relation),
         bare=() if seeds.cues else hubs(seeds.keys, counts, config.hub_mentions),
     )
+    laps.lap("cards")
     expanded = expand(seeds, cards, config.expand_per_seed)
     counts.update(_mentions(resolver, expanded))
     evidence = relation_evidence(cards, seeds.cues, config.evidence_per_relation)
@@ -98,6 +104,7 @@ def look_up(service: MemoryService, request: ContextRequest, as_of: float) -> Lo
         if when
         else []
     )
+    laps.lap("lookup")
     return Lookup(
         said=said,
         resolver=resolver,

@@ -43,6 +43,7 @@ from graph.recall.stages import Scored, Scorer, card_keys, hubs, rank, select
 from graph.recall.window import turn_window
 from graph.records import EntityRecord, MemoryFacts, MemoryRecord
 from graph.service import MemoryService
+from graph.tally import Laps
 
 __all__ = ["ContextRequest", "ContextResult", "ScoredMemory", "check_request", "retrieve"]
 
@@ -75,10 +76,13 @@ class _Header:
 
 def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
     check_request(request, service.limits)
+    laps = Laps()  # each stage's time, for /metrics and bench/perf.py
     # the caches (FAISS, BM25, catalogue) first catch up with what other processes changed
     service.caches.follow(request.user_id)
+    laps.lap("follow")
     as_of = request.as_of if request.as_of is not None else time.time()
     header = _header(service, request, as_of)
+    laps.lap("header")
     floor = minimum_tokens(header.time_line, header.user_line)
     if request.token_budget is not None and request.token_budget < floor:
         raise InvalidInput(
@@ -100,21 +104,27 @@ def _retrieve(
     header: _Header,
     embedding: Future[Vector],
 ) -> ContextResult:
+    laps = Laps()
     window = None
     if request.session_id is not None:
         window = turn_window(service, request.user_id, request.session_id, request.config)
-    found = look_up(service, request, as_of)
+    laps.lap("window")
+    found = look_up(service, request, as_of)  # times its own stages
+    laps.skip()
     # a message of several parts ("which came first, A or B?") is compared part by part too
     pieces = [embedding_text(p, None) for p in found.said.parts]
     if not request.config.message_parts:
         pieces = []
     parts = service.models.embed_queries(pieces) if pieces else None
+    laps.lap("lookup")
     try:
         candidates = gather(service, request, as_of, found.known, embedding, parts)
     finally:
         if parts is not None:
             parts.cancel()  # as the message's: a failed call leaves no work queued
+    laps.skip()
     ranked = _rank(service, request, as_of, found, candidates)
+    laps.lap("rank")
     assessment = _assess(request, found, candidates, ranked)
     # below the floors nothing is shown: the block says that nothing relevant was found. A
     # memory holding every word of the message that memory knows ("the quokka plush" at the end
@@ -133,6 +143,7 @@ def _retrieve(
         config.max_episodes,
         config.session_spread,
     )
+    laps.lap("assess")
     return _compose(service, request, header, found, window, top, episodes, assessment)
 
 
@@ -217,10 +228,13 @@ def _compose(
 ) -> ContextResult:
     """Full records of what is shown, the cards, the notes, and the block within the budget."""
     user_id, config = request.user_id, request.config
+    laps = Laps()
     records = service.store.memories(user_id, [s.memory.id for s in top + episodes])
+    laps.lap("records")
     shown_top = [s.shown(records[s.memory.id]) for s in top if s.memory.id in records]
     shown_episodes = [s.shown(records[s.memory.id]) for s in episodes if s.memory.id in records]
     cards = _cards(service, request, found)
+    laps.lap("cards")
     targets = {rel.target for card in cards for rel in card.relations}
     known = found.resolver.entities
     labels = {k: known[k].label for k in targets if k in known}
@@ -244,6 +258,7 @@ def _compose(
     kept = [s for s in shown_top if s.memory.id in shown_ids]
     kept_episodes = [s for s in shown_episodes if s.memory.id in shown_ids]
     service.touch_later(user_id, [s.memory.id for s in kept + kept_episodes])
+    laps.lap("block")
     return ContextResult(
         text=block.text,
         tokens=block.tokens,
