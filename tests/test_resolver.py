@@ -125,7 +125,8 @@ def test_the_guess_and_the_evidence_in_one_text_resolve_to_the_work() -> None:
     earlier), then the title by evidence. The place merges into the work while the text is
     being settled; the first mention, already settled on the place, follows it (a KeyError on
     real text before)."""
-    resolver = Resolver([KnownEntity("place:underground_railroad", "place", "Underground Railroad")])
+    place = KnownEntity("place:underground_railroad", "place", "Underground Railroad")
+    resolver = Resolver([place])
     out = _resolve(
         resolver,
         Mention("place:underground_railroad", "place", "Underground Railroad"),
