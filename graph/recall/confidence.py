@@ -63,6 +63,16 @@ class Signals:
     thing: float
     conflict: float  # 1 when find_conflicts found one
     flagged: float  # 1 when one of them is well attested (a [NOTE] line)
+    # of the message's words that some memory holds, the share (by IDF) that the best BM25
+    # memory holds: one memory saying all of it (`LexicalScores.covered`)
+    covered: float = 0.0
+    # the share of the best AGREE_TOP by cosine that are among the best AGREE_TOP by BM25: the
+    # two searches agreeing on what matches
+    agree: float = 0.0
+    # the share of the things the message names (mentions that are not people) that the
+    # user's catalogue does not know: asked about something the memory never names
+    unresolved: float = 0.0
+    top: float = 0.0  # the best memory's score (clipped to [0, 1])
 
 
 @dataclass(frozen=True)
@@ -76,6 +86,10 @@ class Calibration:
     thing: float
     conflict: float
     flagged: float
+    covered: float = 0.0
+    agree: float = 0.0
+    unresolved: float = 0.0
+    top: float = 0.0
 
 
 # a logistic regression of "the question is answerable" on the signals, fitted on the dev splits
@@ -91,6 +105,7 @@ CALIBRATION = Calibration(
     flagged=-0.036,
 )
 PERSON_TOP = 5
+AGREE_TOP = 10
 
 
 def confidence(signals: Signals, calibration: Calibration = CALIBRATION) -> float:
@@ -99,6 +114,8 @@ def confidence(signals: Signals, calibration: Calibration = CALIBRATION) -> floa
     z += calibration.dense * signals.dense + calibration.unknown * signals.unknown
     z += calibration.person * signals.person + calibration.thing * signals.thing
     z += calibration.conflict * signals.conflict + calibration.flagged * signals.flagged
+    z += calibration.covered * signals.covered + calibration.agree * signals.agree
+    z += calibration.unresolved * signals.unresolved + calibration.top * signals.top
     return 1.0 / (1.0 + math.exp(-z))
 
 
@@ -238,6 +255,10 @@ def assess(
         thing=thing_share(seeds, candidates, evidence.speakers),
         conflict=1.0 if conflicts else 0.0,
         flagged=1.0 if noted else 0.0,
+        covered=_unit(evidence.covered),
+        agree=_unit(evidence.agree),
+        unresolved=_unit(evidence.unresolved),
+        top=_unit(ranked[0].score) if ranked else 0.0,
     )
     return Assessment(confidence=confidence(signals), signals=signals, conflicts=noted)
 
@@ -250,3 +271,29 @@ class MatchEvidence:
     dense: float
     unknown: float
     speakers: frozenset[str] = frozenset()  # who said any of the candidates
+    covered: float = 0.0  # LexicalScores.covered
+    agree: float = 0.0  # agreement(): the dense and lexical searches' overlap
+    unresolved: float = 0.0  # unresolved(): the named things the catalogue does not know
+
+
+def _unit(value: float) -> float:
+    return min(1.0, max(0.0, value))
+
+
+def agreement(cosine: Mapping[str, float], lexical_top: Sequence[str]) -> float:
+    """The share of the AGREE_TOP candidates closest by cosine that are also among the
+    AGREE_TOP best by BM25 (`lexical_top`, best first): when the message's meaning and its rare
+    words point at the same memories, something in the memory is about it; a question about
+    something never said finds near neighbours of its phrasing and none of its words."""
+    dense = sorted(cosine, key=lambda i: -cosine[i])[:AGREE_TOP]
+    if not dense:
+        return 0.0
+    return len(set(dense) & set(lexical_top[:AGREE_TOP])) / len(dense)
+
+
+def unresolved(mentions: Iterable[tuple[str, bool]]) -> float:
+    """Of the message's mentions that are not people (`(key, known)` pairs: its entity key and
+    whether the catalogue resolved it), the share not known; 0 when it names no thing. People
+    are left out: the asker and the person asked about are always known."""
+    things = [known for key, known in mentions if not key.startswith(("person:", "ref:"))]
+    return sum(1 for known in things if not known) / len(things) if things else 0.0
