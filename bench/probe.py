@@ -34,6 +34,7 @@ def probe(
     )
     result = retrieve(runtime.service, request)
     return {
+        **_missing(runtime, user, message, speaker),
         "signals": asdict(result.signals) if result.signals else {},
         "confidence": result.confidence,
         "noted": bool(result.conflicts),
@@ -56,3 +57,35 @@ class Probes:
         found = probe(runtime, row["user"], row["question"], speaker, row["as_of"], depth)
         with self.path.open("a", encoding="utf-8") as handle:
             handle.write(json.dumps(row | found) + "\n")
+
+
+def _missing(runtime: Any, user: str, message: str, speaker: str | None) -> dict[str, Any]:
+    """The message's words that no memory holds (not very common English) and its named
+    things (mentions that are not people) that the catalogue does not know: for judging
+    notes about them. Reads the lexical index's document frequencies (a bench may)."""
+    from wordfreq import zipf_frequency
+
+    from graph.lexical import COMMON_ZIPF, _tokens
+
+    service = runtime.service
+    index = service.caches.lexical.get(user)
+    words = []
+    for word in dict.fromkeys(message.replace("'s", " ").split()):
+        tokens = _tokens([word])[0]
+        clean = word.strip("?,.!'\"()").lower()
+        unknown = tokens and all(index._df.get(t, 0) == 0 for t in tokens)
+        if unknown and zipf_frequency(clean, "en") < COMMON_ZIPF:
+            words.append(clean)
+    said = service.models.extract(message, speaker)
+    resolver = service.caches.catalog(user)
+    things = [
+        (m.label, m.type, resolver.resolve_key(m.key) is not None, m.candidate)
+        for m in said.mentions
+        if not m.key.startswith(("person:", "ref:")) and not m.tentative
+    ]
+    people = [
+        (m.label, resolver.resolve_key(m.key) is not None)
+        for m in said.mentions
+        if m.key.startswith("person:")
+    ]
+    return {"unknown_words": words, "things": things, "people": people}
