@@ -23,6 +23,7 @@ from graph.recall.confidence import (
     confidence,
     find_conflicts,
     flagged,
+    part_gap,
     person_share,
     structural_match,
     thing_share,
@@ -173,6 +174,13 @@ def test_unresolved_is_the_share_of_named_things_the_catalogue_lacks() -> None:
     assert unresolved(mentions) == pytest.approx(0.5)
     assert unresolved([(CAROLINE, True)]) == 0.0
     assert unresolved([]) == 0.0
+
+
+def test_part_gap_is_how_far_the_worst_matched_part_falls_behind() -> None:
+    # the whole message, then its parts: "Tom or Alex?" when only Alex was ever mentioned
+    assert part_gap([0.6, 0.7, 0.3]) == pytest.approx(0.4)
+    assert part_gap([0.6, 0.7]) == 0.0  # one part: nothing to compare
+    assert part_gap([0.6]) == 0.0
 
 
 def test_assess_reports_flagged_conflicts_and_a_lower_confidence() -> None:

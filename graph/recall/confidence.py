@@ -73,6 +73,9 @@ class Signals:
     # user's catalogue does not know: asked about something the memory never names
     unresolved: float = 0.0
     top: float = 0.0  # the best memory's score (clipped to [0, 1])
+    # of a message in parts ("who became a parent first, Tom or Alex?"), how far the best match
+    # of its worst-matched part falls below that of its best-matched part: one part never said
+    part_gap: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,7 @@ class Calibration:
     agree: float = 0.0
     unresolved: float = 0.0
     top: float = 0.0
+    part_gap: float = 0.0
 
 
 # a logistic regression of "the question is answerable" on the signals, fitted on the dev splits
@@ -116,6 +120,7 @@ def confidence(signals: Signals, calibration: Calibration = CALIBRATION) -> floa
     z += calibration.conflict * signals.conflict + calibration.flagged * signals.flagged
     z += calibration.covered * signals.covered + calibration.agree * signals.agree
     z += calibration.unresolved * signals.unresolved + calibration.top * signals.top
+    z += calibration.part_gap * signals.part_gap
     return 1.0 / (1.0 + math.exp(-z))
 
 
@@ -259,6 +264,7 @@ def assess(
         agree=_unit(evidence.agree),
         unresolved=_unit(evidence.unresolved),
         top=_unit(ranked[0].score) if ranked else 0.0,
+        part_gap=_unit(evidence.part_gap),
     )
     return Assessment(confidence=confidence(signals), signals=signals, conflicts=noted)
 
@@ -274,6 +280,14 @@ class MatchEvidence:
     covered: float = 0.0  # LexicalScores.covered
     agree: float = 0.0  # agreement(): the dense and lexical searches' overlap
     unresolved: float = 0.0  # unresolved(): the named things the catalogue does not know
+    part_gap: float = 0.0  # part_gap(): the best-matched part's cosine less the worst's
+
+
+def part_gap(row_best: Sequence[float]) -> float:
+    """`row_best` holds the best cosine of the message, then of each of its parts; of two parts
+    or more, the best part's less the worst part's (0 for a message of one part)."""
+    parts = row_best[1:]
+    return max(parts) - min(parts) if len(parts) >= 2 else 0.0
 
 
 def _unit(value: float) -> float:

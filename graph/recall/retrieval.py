@@ -35,6 +35,7 @@ from graph.recall.confidence import (
     above_floor,
     agreement,
     assess,
+    part_gap,
     structural_match,
     unresolved,
     with_notes,
@@ -191,13 +192,14 @@ def _assess(
     """The confidence stage (graph/recall/confidence.py) on what the lookup, the candidates and
     the ranking hold: no statement of its own."""
     facts = candidates.facts.values()
-    named = [m for m in found.said.mentions if not m.tentative]
+    named = [m for m in found.said.mentions if not (m.tentative or m.candidate)]
     match = MatchEvidence(
         dense=max(candidates.cosine.values(), default=0.0),
         unknown=candidates.lexical.unknown,
         speakers=frozenset(k for m in facts for k in m.speaker_keys),
         covered=candidates.lexical.covered,
         agree=agreement(candidates.cosine, candidates.lexical.top(AGREE_TOP)),
+        part_gap=part_gap(candidates.row_best),
         unresolved=unresolved(
             (m.key, found.resolver.resolve_key(m.key) is not None) for m in named
         ),
