@@ -90,6 +90,43 @@ def shipped(x: np.ndarray, names: list[str]) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-z))
 
 
+def fit_files(
+    files: dict[str, list[dict[str, Any]]], fitted: list[str], names: list[str], l2: float
+) -> np.ndarray:
+    """One model over the `fitted` files, each weighted by the square root of its share (so
+    that LoCoMo's thousand questions do not drown a few dozen of LongMemEval's)."""
+    total = sum(len(files[p]) for p in fitted)
+    xs, ys, ws = [], [], []
+    for path in fitted:
+        rows = files[path]
+        share = len(rows) / total
+        xs.append(matrix(rows, names))
+        ys.append(labels(rows))
+        ws.append(np.full(len(rows), math.sqrt(share) / share))
+    return fit(np.vstack(xs), np.concatenate(ys), np.concatenate(ws), l2)
+
+
+def left_out(
+    files: dict[str, list[dict[str, Any]]], fitted: list[str], names: list[str], l2: float
+) -> dict[str, float]:
+    """Per fitted file with several users (LoCoMo's conversations): the AUROC of predictions
+    each made by a model fitted without that user's questions."""
+    out = {}
+    for path in fitted:
+        rows = files[path]
+        users = sorted({r["user"] for r in rows})
+        if len(users) < 3 or len(rows) < 5 * len(users):
+            continue  # one question per user (LongMemEval): leaving one out says nothing
+        score = np.zeros(len(rows))
+        for user in users:
+            mine = [i for i, r in enumerate(rows) if r["user"] == user]
+            rest = {**files, path: [r for r in rows if r["user"] != user]}
+            beta = fit_files(rest, fitted, names, l2)
+            score[mine] = predict(beta, matrix([rows[i] for i in mine], names))
+        out[path] = auroc(score, labels(rows))
+    return out
+
+
 def recall(row: dict[str, Any], k: int, min_score: float, empty: bool) -> float:
     wanted = set(row["evidence"])
     if empty or not wanted:
@@ -129,6 +166,9 @@ def main() -> None:
     parser.add_argument("--signals", default=",".join(NAMES), help="the signals to use")
     parser.add_argument("--l2", type=float, default=1.0)
     parser.add_argument("--curve", action="store_true", help="print the floors' trade curve")
+    parser.add_argument("--shipped", action="store_true", help="the curve of CALIBRATION")
+    parser.add_argument("--min-scores", default="0,0.5,0.6")
+    parser.add_argument("--min-confidences", default="0,0.3,0.4,0.5,0.6,0.7")
     args = parser.parse_args()
     names = args.signals.split(",")
     fitted = args.fit.split(",")
@@ -146,15 +186,7 @@ def main() -> None:
             + " |"
         )
 
-    total = sum(len(files[p]) for p in fitted)
-    xs, ys, ws = [], [], []
-    for path in fitted:
-        rows = files[path]
-        share = len(rows) / total
-        xs.append(matrix(rows, names))
-        ys.append(labels(rows))
-        ws.append(np.full(len(rows), math.sqrt(share) / share))
-    beta = fit(np.vstack(xs), np.concatenate(ys), np.concatenate(ws), args.l2)
+    beta = fit_files(files, fitted, names, args.l2)
     print(f"\nfitted on {', '.join(Path(p).name for p in fitted)} (L2 {args.l2}):")
     print(
         "  intercept="
@@ -172,11 +204,20 @@ def main() -> None:
         held = "" if path in fitted else " (held out)"
         print(f"| {Path(path).name}{held} | {a:.3f} [{lo:.3f}, {hi:.3f}] ", end="")
         print(f"| {b:.3f} [{lo2:.3f}, {hi2:.3f}] |")
+    for path, value in left_out(files, fitted, names, args.l2).items():
+        print(
+            f"\n{Path(path).name}, each user's questions scored by a model fitted without them: "
+            f"AUROC {value:.3f}"
+        )
     if args.curve:
-        grid = [(s, c) for s in (0.0, 0.5, 0.6) for c in (0.0, 0.3, 0.4, 0.5, 0.6, 0.7)]
+        scores = [float(v) for v in args.min_scores.split(",")]
+        confs = [float(v) for v in args.min_confidences.split(",")]
+        grid = [(s, c) for s in scores for c in confs]
         for path, rows in files.items():
-            print(f"\nfloors on {Path(path).name} (fitted model):\n")
-            curve(rows, predict(beta, matrix(rows, names)), grid)
+            model = "shipped" if args.shipped else "fitted"
+            print(f"\nfloors on {Path(path).name} ({model} model):\n")
+            x = matrix(rows, NAMES if args.shipped else names)
+            curve(rows, shipped(x, NAMES) if args.shipped else predict(beta, x), grid)
 
 
 if __name__ == "__main__":

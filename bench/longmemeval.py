@@ -305,6 +305,11 @@ def main() -> None:
         "levers named): the ablation table",
     )
     parser.add_argument(
+        "--skip",
+        default="",
+        help="comma-separated question ids left out (printed): one whose ingest fails",
+    )
+    parser.add_argument(
         "--signals",
         help="also write each question's confidence signals and unfloored ranking to this JSON "
         "lines file (bench/probe.py; for bench/fit_confidence.py)",
@@ -326,6 +331,10 @@ def main() -> None:
     questions = questions[: args.n]
     if not args.no_abstention:
         questions += sorted((q for q in everything if q.unanswerable), key=lambda q: q.qid)
+    skipped = set(args.skip.split(",")) - {""}
+    if skipped:
+        questions = [q for q in questions if q.qid not in skipped]
+        print(f"left out: {', '.join(sorted(skipped))}")
     if not questions:
         sys.exit("no questions selected")
     cache = Path(args.cache) / "longmemeval"
