@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from probe import Probes
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "locomo-dev"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
@@ -376,6 +375,8 @@ def run(args: argparse.Namespace) -> None:
     ingest_seconds = 0.0
     latencies: list[float] = []
     turns_total = sum(len(c.turns) for c in conversations)
+    from probe import Probes  # bench/ is on the path when run; tests import this module bare
+
     probes = Probes(args.signals)
     if args.signals and args.url:
         sys.exit("--signals needs the in-process service (no --url)")
