@@ -375,6 +375,11 @@ def run(args: argparse.Namespace) -> None:
     ingest_seconds = 0.0
     latencies: list[float] = []
     turns_total = sum(len(c.turns) for c in conversations)
+    from probe import Probes  # bench/ is on the path when run; tests import this module bare
+
+    probes = Probes(args.signals)
+    if args.signals and args.url:
+        sys.exit("--signals needs the in-process service (no --url)")
     with service(args.url, **graph_settings(args)) as (client, embed, runtime):
         for conversation in conversations:
             started = time.perf_counter()
@@ -383,6 +388,15 @@ def run(args: argparse.Namespace) -> None:
             base = Baselines(conversation, embed)
             for question in conversation.questions:
                 ask(client, conversation, question, profiles, methods, latencies)
+                row = {
+                    "user": conversation.user,
+                    "question": question.text,
+                    "as_of": conversation.as_of,
+                    "category": question.category,
+                    "answerable": question.category != ADVERSARIAL,
+                    "evidence": question.evidence,
+                }
+                probes.add(runtime, row, None, DEPTH)
                 if question.category == ADVERSARIAL:
                     continue
                 lexical = base.lexical(question.text, 100)
@@ -564,6 +578,11 @@ def main() -> None:
         const="all",
         help="also run `default` without each lever of bench/ablations.py (or the comma-separated "
         "levers named), in-process service only",
+    )
+    parser.add_argument(
+        "--signals",
+        help="also write each question's confidence signals and unfloored ranking to this JSON "
+        "lines file (bench/probe.py; for bench/fit_confidence.py)",
     )
     args = parser.parse_args()
     if args.url and args.graph_uri:

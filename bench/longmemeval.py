@@ -53,6 +53,7 @@ from locomo import (
     report_judged,
 )
 from machine import describe
+from probe import Probes
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "longmemeval-dev" / "longmemeval_s_dev.json.gz"
@@ -303,6 +304,16 @@ def main() -> None:
         help="also run `default` without each lever of bench/ablations.py (or the comma-separated "
         "levers named): the ablation table",
     )
+    parser.add_argument(
+        "--skip",
+        default="",
+        help="comma-separated question ids left out (printed): one whose ingest fails",
+    )
+    parser.add_argument(
+        "--signals",
+        help="also write each question's confidence signals and unfloored ranking to this JSON "
+        "lines file (bench/probe.py; for bench/fit_confidence.py)",
+    )
     args = parser.parse_args()
     variants = [p for p in args.profiles.split(",") if p]
     if args.ablate:
@@ -320,6 +331,10 @@ def main() -> None:
     questions = questions[: args.n]
     if not args.no_abstention:
         questions += sorted((q for q in everything if q.unanswerable), key=lambda q: q.qid)
+    skipped = set(args.skip.split(",")) - {""}
+    if skipped:
+        questions = [q for q in questions if q.qid not in skipped]
+        print(f"left out: {', '.join(sorted(skipped))}")
     if not questions:
         sys.exit("no questions selected")
     cache = Path(args.cache) / "longmemeval"
@@ -346,6 +361,7 @@ def main() -> None:
     latencies: list[float] = []
     dumped: list[dict[str, Any]] = []
     fresh_turns, fresh_seconds = 0, 0.0
+    probes = Probes(args.signals)
     settings = Settings(data_dir=data_dir, max_batch=1_000)
     with TestClient(create_app(settings)) as http:
         runtime = http.app.state.runtime  # type: ignore[attr-defined]
@@ -376,6 +392,15 @@ def main() -> None:
                 manifest.done(question.user, len(question.turns), seconds)
                 fresh_turns += len(question.turns)
                 fresh_seconds += seconds
+            row = {
+                "user": question.user,
+                "question": question.text,
+                "as_of": question.as_of,
+                "category": question.kind,
+                "answerable": not question.unanswerable,
+                "evidence": sorted(question.evidence),
+            }
+            probes.add(runtime, row, ASKER, DEPTH)
             ranks: dict[str, list[str]] = {}
             for name, speaker, floor in CALLS:
                 began = time.perf_counter()

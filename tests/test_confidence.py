@@ -18,13 +18,16 @@ from graph.recall.confidence import (
     MatchEvidence,
     Signals,
     above_floor,
+    agreement,
     assess,
     confidence,
     find_conflicts,
     flagged,
+    part_gap,
     person_share,
     structural_match,
     thing_share,
+    unresolved,
     with_notes,
 )
 from graph.recall.request import ContextRequest, check_request
@@ -154,6 +157,30 @@ def test_confidence_is_a_logistic_of_the_signals() -> None:
     assert confidence(signals, flat) == 0.5
     worse = Signals(dense=0.3, unknown=0.5, person=0.0, thing=0.0, conflict=1.0, flagged=1.0)
     assert 0.0 < confidence(worse) < confidence(signals) < 1.0
+
+
+def test_agreement_is_the_dense_and_lexical_tops_overlap() -> None:
+    cosine = {f"m{i}": 1 - i / 20 for i in range(12)}  # m0 closest
+    assert agreement(cosine, [f"m{i}" for i in range(10)]) == 1.0
+    # m10 and m11 are not among the ten closest; m0-m2 are
+    assert agreement(cosine, ["m10", "m11", "m0", "m1", "m2"]) == pytest.approx(0.3)
+    assert agreement({}, ["m0"]) == 0.0
+    assert agreement(cosine, []) == 0.0
+
+
+def test_unresolved_is_the_share_of_named_things_the_catalogue_lacks() -> None:
+    # people are always known (the asker, the person asked about): only things count
+    mentions = [(CAROLINE, False), ("place:japan", False), (RACE, True), ("ref:it", False)]
+    assert unresolved(mentions) == pytest.approx(0.5)
+    assert unresolved([(CAROLINE, True)]) == 0.0
+    assert unresolved([]) == 0.0
+
+
+def test_part_gap_is_how_far_the_worst_matched_part_falls_behind() -> None:
+    # the whole message, then its parts: "Tom or Alex?" when only Alex was ever mentioned
+    assert part_gap([0.6, 0.7, 0.3]) == pytest.approx(0.4)
+    assert part_gap([0.6, 0.7]) == 0.0  # one part: nothing to compare
+    assert part_gap([0.6]) == 0.0
 
 
 def test_assess_reports_flagged_conflicts_and_a_lower_confidence() -> None:

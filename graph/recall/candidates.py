@@ -20,6 +20,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from graph.ids import MemoryId
 from graph.lexical import LexicalScores
@@ -45,6 +46,9 @@ class Candidates:
     lexical_hits: frozenset[str]
     # memories closer to one of the message's parts than to the whole message
     part_hits: frozenset[str] = frozenset()
+    # per row of `queries`, the best cosine of any candidate: a part that nothing matches (one
+    # of "Tom or Alex" never mentioned) is evidence for the block's confidence
+    row_best: tuple[float, ...] = ()
 
 
 def gather(
@@ -82,7 +86,8 @@ def gather(
     # best cosine over the parts is computed from its vector
     cosine = {str(i): score for i, score in vector_hits.items()} if parts is None else {}
     by_part: set[str] = set()
-    fill_cosine(service, user_id, queries, cosine, list(facts), by_part)
+    best = np.full(len(queries), -1.0)
+    fill_cosine(service, user_id, queries, cosine, list(facts), by_part, best)
     laps.lap("candidates")
     return Candidates(
         facts=facts,
@@ -92,6 +97,7 @@ def gather(
         vector_hits=frozenset(vector_hits),
         lexical_hits=frozenset(lexical_top),
         part_hits=frozenset(by_part),
+        row_best=tuple(float(b) for b in best),
     )
 
 
@@ -111,12 +117,16 @@ def fill_cosine(
     cosine: dict[str, float],
     ids: list[str],
     by_part: set[str] | None = None,
+    row_best: npt.NDArray[np.float64] | None = None,
 ) -> None:
     """Cosines of memories not scored yet, from their stored vectors: the best over the rows of
-    `queries` (the message, then its parts); those whose best is a part's go into `by_part`."""
+    `queries` (the message, then its parts); those whose best is a part's go into `by_part`;
+    each row's best cosine so far into `row_best`."""
     missing = [i for i in ids if i not in cosine]
     for memory_id, vector in service.caches.vectors.vectors(user_id, missing).items():
         scores = queries @ vector
+        if row_best is not None:
+            np.maximum(row_best, scores, out=row_best)
         best = int(np.argmax(scores))
         cosine[memory_id] = float(scores[best])
         if best > 0 and by_part is not None:

@@ -63,6 +63,19 @@ class Signals:
     thing: float
     conflict: float  # 1 when find_conflicts found one
     flagged: float  # 1 when one of them is well attested (a [NOTE] line)
+    # of the message's words that some memory holds, the share (by IDF) that the best BM25
+    # memory holds: one memory saying all of it (`LexicalScores.covered`)
+    covered: float = 0.0
+    # the share of the best AGREE_TOP by cosine that are among the best AGREE_TOP by BM25: the
+    # two searches agreeing on what matches
+    agree: float = 0.0
+    # the share of the things the message names (mentions that are not people) that the
+    # user's catalogue does not know: asked about something the memory never names
+    unresolved: float = 0.0
+    top: float = 0.0  # the best memory's score (clipped to [0, 1])
+    # of a message in parts ("who became a parent first, Tom or Alex?"), how far the best match
+    # of its worst-matched part falls below that of its best-matched part: one part never said
+    part_gap: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -76,11 +89,20 @@ class Calibration:
     thing: float
     conflict: float
     flagged: float
+    covered: float = 0.0
+    agree: float = 0.0
+    unresolved: float = 0.0
+    top: float = 0.0
+    part_gap: float = 0.0
 
 
 # a logistic regression of "the question is answerable" on the signals, fitted on the dev splits
 # (LoCoMo's 997 questions of categories 1-5 and a 15-question LongMemEval sample, each data set
-# weighted by the square root of its share; L2 1.0), see docs/retrieval.md "Confidence"
+# weighted by the square root of its share; L2 1.0), see docs/retrieval.md "Confidence". The
+# later signals (covered, agree, unresolved, top, part_gap) weigh 0: refitted with them on the
+# merged tree, no model did better on the LongMemEval split it was not fitted on (held-out
+# AUROC 0.643 on validation, 0.550 on dev, against 0.653 / 0.675 for these weights) and LoCoMo
+# moved by under 0.005 (bench/fit_confidence.py; docs/retrieval.md "Signals tried")
 CALIBRATION = Calibration(
     intercept=-3.015,
     dense=3.561,
@@ -91,6 +113,7 @@ CALIBRATION = Calibration(
     flagged=-0.036,
 )
 PERSON_TOP = 5
+AGREE_TOP = 10
 
 
 def confidence(signals: Signals, calibration: Calibration = CALIBRATION) -> float:
@@ -99,6 +122,9 @@ def confidence(signals: Signals, calibration: Calibration = CALIBRATION) -> floa
     z += calibration.dense * signals.dense + calibration.unknown * signals.unknown
     z += calibration.person * signals.person + calibration.thing * signals.thing
     z += calibration.conflict * signals.conflict + calibration.flagged * signals.flagged
+    z += calibration.covered * signals.covered + calibration.agree * signals.agree
+    z += calibration.unresolved * signals.unresolved + calibration.top * signals.top
+    z += calibration.part_gap * signals.part_gap
     return 1.0 / (1.0 + math.exp(-z))
 
 
@@ -238,6 +264,11 @@ def assess(
         thing=thing_share(seeds, candidates, evidence.speakers),
         conflict=1.0 if conflicts else 0.0,
         flagged=1.0 if noted else 0.0,
+        covered=_unit(evidence.covered),
+        agree=_unit(evidence.agree),
+        unresolved=_unit(evidence.unresolved),
+        top=_unit(ranked[0].score) if ranked else 0.0,
+        part_gap=_unit(evidence.part_gap),
     )
     return Assessment(confidence=confidence(signals), signals=signals, conflicts=noted)
 
@@ -250,3 +281,37 @@ class MatchEvidence:
     dense: float
     unknown: float
     speakers: frozenset[str] = frozenset()  # who said any of the candidates
+    covered: float = 0.0  # LexicalScores.covered
+    agree: float = 0.0  # agreement(): the dense and lexical searches' overlap
+    unresolved: float = 0.0  # unresolved(): the named things the catalogue does not know
+    part_gap: float = 0.0  # part_gap(): the best-matched part's cosine less the worst's
+
+
+def part_gap(row_best: Sequence[float]) -> float:
+    """`row_best` holds the best cosine of the message, then of each of its parts; of two parts
+    or more, the best part's less the worst part's (0 for a message of one part)."""
+    parts = row_best[1:]
+    return max(parts) - min(parts) if len(parts) >= 2 else 0.0
+
+
+def _unit(value: float) -> float:
+    return min(1.0, max(0.0, value))
+
+
+def agreement(cosine: Mapping[str, float], lexical_top: Sequence[str]) -> float:
+    """The share of the AGREE_TOP candidates closest by cosine that are also among the
+    AGREE_TOP best by BM25 (`lexical_top`, best first): when the message's meaning and its rare
+    words point at the same memories, something in the memory is about it; a question about
+    something never said finds near neighbours of its phrasing and none of its words."""
+    dense = sorted(cosine, key=lambda i: -cosine[i])[:AGREE_TOP]
+    if not dense:
+        return 0.0
+    return len(set(dense) & set(lexical_top[:AGREE_TOP])) / len(dense)
+
+
+def unresolved(mentions: Iterable[tuple[str, bool]]) -> float:
+    """Of the message's mentions that are not people (`(key, known)` pairs: its entity key and
+    whether the catalogue resolved it), the share not known; 0 when it names no thing. People
+    are left out: the asker and the person asked about are always known."""
+    things = [known for key, known in mentions if not key.startswith(("person:", "ref:"))]
+    return sum(1 for known in things if not known) / len(things) if things else 0.0

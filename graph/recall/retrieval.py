@@ -27,12 +27,17 @@ from graph.profile.header import header_lines
 from graph.recall.block import BlockParts, Ranked, Window, compose, minimum_tokens
 from graph.recall.candidates import Candidates, collapse_repeats, gather, with_neighbours
 from graph.recall.confidence import (
+    AGREE_TOP,
     Assessment,
     Conflict,
     MatchEvidence,
+    Signals,
     above_floor,
+    agreement,
     assess,
+    part_gap,
     structural_match,
+    unresolved,
     with_notes,
 )
 from graph.recall.config import RetrievalConfig
@@ -65,6 +70,7 @@ class ContextResult:
     # the graph holds the asked-about thing for instead
     confidence: float = 0.0
     conflicts: list[Conflict] = field(default_factory=list)
+    signals: Signals | None = None  # what the confidence was computed from (for the benches)
 
 
 @dataclass(frozen=True)
@@ -197,10 +203,17 @@ def _assess(
     """The confidence stage (graph/recall/confidence.py) on what the lookup, the candidates and
     the ranking hold: no statement of its own."""
     facts = candidates.facts.values()
+    named = [m for m in found.said.mentions if not (m.tentative or m.candidate)]
     match = MatchEvidence(
         dense=max(candidates.cosine.values(), default=0.0),
         unknown=candidates.lexical.unknown,
         speakers=frozenset(k for m in facts for k in m.speaker_keys),
+        covered=candidates.lexical.covered,
+        agree=agreement(candidates.cosine, candidates.lexical.top(AGREE_TOP)),
+        part_gap=part_gap(candidates.row_best),
+        unresolved=unresolved(
+            (m.key, found.resolver.resolve_key(m.key) is not None) for m in named
+        ),
     )
     return assess(found.seeds, found.cards, ranked, facts, match, request.config.conflict_min_count)
 
@@ -271,6 +284,7 @@ def _compose(
         pruned=block.pruned,
         confidence=assessment.confidence,
         conflicts=conflicts,
+        signals=assessment.signals,
     )
 
 

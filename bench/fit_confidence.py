@@ -1,0 +1,224 @@
+"""Fit and judge the block's confidence (graph/recall/confidence.py) from the signals the benches
+wrote (`--signals FILE` of bench/locomo.py and bench/longmemeval.py; bench/probe.py).
+
+- each signal's AUROC alone (answerable against unanswerable), per file;
+- a logistic regression (L2, each file weighted by the square root of its share) fitted on the
+  `--fit` files and scored on every file, with a bootstrap 95% interval of the AUROC (questions
+  resampled within each class): with a handful of unanswerable questions the interval is wide;
+- the shipped CALIBRATION scored the same way;
+- the floors' trade curve: for each (min_score, min_confidence), answerable R@8 / R@10 and the
+  share of unanswerable blocks left empty or carrying a note, from the unfloored ranking.
+
+    python bench/fit_confidence.py --fit locomo.jsonl,lme-dev.jsonl --score lme-val.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from dataclasses import asdict, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from graph.recall.confidence import CALIBRATION, Signals
+
+NAMES = [f.name for f in fields(Signals)]
+RNG_SEED = 7  # the bootstrap's resampling only; the fit has no randomness
+
+
+def load(path: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines()]
+
+
+def matrix(rows: list[dict[str, Any]], names: list[str]) -> np.ndarray:
+    return np.array([[float(r["signals"].get(n, 0.0)) for n in names] for r in rows])
+
+
+def labels(rows: list[dict[str, Any]]) -> np.ndarray:
+    return np.array([1.0 if r["answerable"] else 0.0 for r in rows])
+
+
+def auroc(score: np.ndarray, label: np.ndarray) -> float:
+    pos, neg = score[label == 1], score[label == 0]
+    if not len(pos) or not len(neg):
+        return float("nan")
+    wins = (pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()
+    return float(wins / (len(pos) * len(neg)))
+
+
+def bootstrap(score: np.ndarray, label: np.ndarray, rounds: int = 2000) -> tuple[float, float]:
+    """A 95% percentile interval of the AUROC, resampling each class on its own."""
+    rng = np.random.default_rng(RNG_SEED)
+    pos, neg = np.flatnonzero(label == 1), np.flatnonzero(label == 0)
+    values = []
+    for _ in range(rounds):
+        p = rng.choice(pos, len(pos))
+        n = rng.choice(neg, len(neg))
+        idx = np.concatenate([p, n])
+        values.append(auroc(score[idx], label[idx]))
+    low, high = np.percentile(values, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, l2: float) -> np.ndarray:
+    """Weighted logistic regression by Newton's method; the intercept is not penalised."""
+    design = np.hstack([np.ones((len(x), 1)), x])
+    beta = np.zeros(design.shape[1])
+    penalty = np.full(design.shape[1], l2)
+    penalty[0] = 0.0
+    for _ in range(100):
+        p = 1.0 / (1.0 + np.exp(-design @ beta))
+        grad = design.T @ (w * (y - p)) - penalty * beta
+        hess = (design * (w * p * (1 - p))[:, None]).T @ design + np.diag(penalty)
+        step = np.linalg.solve(hess, grad)
+        beta += step
+        if np.abs(step).max() < 1e-8:
+            break
+    return beta
+
+
+def predict(beta: np.ndarray, x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-(beta[0] + x @ beta[1:])))
+
+
+def shipped(x: np.ndarray, names: list[str]) -> np.ndarray:
+    weights = asdict(CALIBRATION)
+    z = weights["intercept"] + x @ np.array([weights.get(n, 0.0) for n in names])
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def fit_files(
+    files: dict[str, list[dict[str, Any]]], fitted: list[str], names: list[str], l2: float
+) -> np.ndarray:
+    """One model over the `fitted` files, each weighted by the square root of its share (so
+    that LoCoMo's thousand questions do not drown a few dozen of LongMemEval's)."""
+    total = sum(len(files[p]) for p in fitted)
+    xs, ys, ws = [], [], []
+    for path in fitted:
+        rows = files[path]
+        share = len(rows) / total
+        xs.append(matrix(rows, names))
+        ys.append(labels(rows))
+        ws.append(np.full(len(rows), math.sqrt(share) / share))
+    return fit(np.vstack(xs), np.concatenate(ys), np.concatenate(ws), l2)
+
+
+def left_out(
+    files: dict[str, list[dict[str, Any]]], fitted: list[str], names: list[str], l2: float
+) -> dict[str, float]:
+    """Per fitted file with several users (LoCoMo's conversations): the AUROC of predictions
+    each made by a model fitted without that user's questions."""
+    out = {}
+    for path in fitted:
+        rows = files[path]
+        users = sorted({r["user"] for r in rows})
+        if len(users) < 3 or len(rows) < 5 * len(users):
+            continue  # one question per user (LongMemEval): leaving one out says nothing
+        score = np.zeros(len(rows))
+        for user in users:
+            mine = [i for i, r in enumerate(rows) if r["user"] == user]
+            rest = {**files, path: [r for r in rows if r["user"] != user]}
+            beta = fit_files(rest, fitted, names, l2)
+            score[mine] = predict(beta, matrix([rows[i] for i in mine], names))
+        out[path] = auroc(score, labels(rows))
+    return out
+
+
+def recall(row: dict[str, Any], k: int, min_score: float, empty: bool) -> float:
+    wanted = set(row["evidence"])
+    if empty or not wanted:
+        return 0.0
+    kept = [i for i, score in row["ranked"] if score >= min_score][:k]
+    return len(wanted & set(kept)) / len(wanted)
+
+
+def is_empty(row: dict[str, Any], conf: float, min_score: float, min_conf: float) -> bool:
+    """As retrieval.py decides: below the confidence floor unless a structural match; below the
+    score floor for every memory; a memory holding every known word of the message stays."""
+    if row["signals"].get("covered", 0.0) >= 1.0:
+        return False
+    if conf < min_conf and not row["structural"]:
+        return True
+    return not any(score >= min_score for _, score in row["ranked"])
+
+
+def curve(rows: list[dict[str, Any]], conf: np.ndarray, grid: list[tuple[float, float]]) -> None:
+    answerable = [i for i, r in enumerate(rows) if r["answerable"]]
+    other = [i for i, r in enumerate(rows) if not r["answerable"]]
+    print("| minScore | minConfidence | R@8 | R@10 | answerable emptied | unanswerable caught |")
+    print("|---|---|---|---|---|---|")
+    for min_score, min_conf in grid:
+        empty = [is_empty(r, float(conf[i]), min_score, min_conf) for i, r in enumerate(rows)]
+        r8 = np.mean([recall(rows[i], 8, min_score, empty[i]) for i in answerable])
+        r10 = np.mean([recall(rows[i], 10, min_score, empty[i]) for i in answerable])
+        lost = np.mean([empty[i] for i in answerable])
+        caught = np.mean([empty[i] or rows[i]["noted"] for i in other]) if other else math.nan
+        print(f"| {min_score} | {min_conf} | {r8:.3f} | {r10:.3f} | {lost:.3f} | {caught:.3f} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--fit", required=True, help="comma-separated signal files to fit on")
+    parser.add_argument("--score", default="", help="comma-separated files only scored")
+    parser.add_argument("--signals", default=",".join(NAMES), help="the signals to use")
+    parser.add_argument("--l2", type=float, default=1.0)
+    parser.add_argument("--curve", action="store_true", help="print the floors' trade curve")
+    parser.add_argument("--shipped", action="store_true", help="the curve of CALIBRATION")
+    parser.add_argument("--min-scores", default="0,0.5,0.6")
+    parser.add_argument("--min-confidences", default="0,0.3,0.4,0.5,0.6,0.7")
+    args = parser.parse_args()
+    names = args.signals.split(",")
+    fitted = args.fit.split(",")
+    files = {p: load(p) for p in fitted + [p for p in args.score.split(",") if p]}
+
+    print("AUROC of each signal alone (answerable high):\n")
+    print("| file | n | unanswerable | " + " | ".join(NAMES) + " |")
+    print("|---|---|---|" + "---|" * len(NAMES))
+    for path, rows in files.items():
+        x, y = matrix(rows, NAMES), labels(rows)
+        cells = [auroc(x[:, j], y) for j in range(len(NAMES))]
+        print(
+            f"| {Path(path).name} | {len(rows)} | {int((y == 0).sum())} | "
+            + " | ".join(f"{c:.3f}" for c in cells)
+            + " |"
+        )
+
+    beta = fit_files(files, fitted, names, args.l2)
+    print(f"\nfitted on {', '.join(Path(p).name for p in fitted)} (L2 {args.l2}):")
+    print(
+        "  intercept="
+        + f"{beta[0]:.3f}, "
+        + ", ".join(f"{n}={b:.3f}" for n, b in zip(names, beta[1:], strict=True))
+    )
+    print("\n| file | fitted AUROC [95% bootstrap] | shipped AUROC [95% bootstrap] |")
+    print("|---|---|---|")
+    for path, rows in files.items():
+        y = labels(rows)
+        mine = predict(beta, matrix(rows, names))
+        theirs = shipped(matrix(rows, NAMES), NAMES)
+        a, (lo, hi) = auroc(mine, y), bootstrap(mine, y)
+        b, (lo2, hi2) = auroc(theirs, y), bootstrap(theirs, y)
+        held = "" if path in fitted else " (held out)"
+        print(f"| {Path(path).name}{held} | {a:.3f} [{lo:.3f}, {hi:.3f}] ", end="")
+        print(f"| {b:.3f} [{lo2:.3f}, {hi2:.3f}] |")
+    for path, value in left_out(files, fitted, names, args.l2).items():
+        print(
+            f"\n{Path(path).name}, each user's questions scored by a model fitted without them: "
+            f"AUROC {value:.3f}"
+        )
+    if args.curve:
+        scores = [float(v) for v in args.min_scores.split(",")]
+        confs = [float(v) for v in args.min_confidences.split(",")]
+        grid = [(s, c) for s in scores for c in confs]
+        for path, rows in files.items():
+            model = "shipped" if args.shipped else "fitted"
+            print(f"\nfloors on {Path(path).name} ({model} model):\n")
+            x = matrix(rows, NAMES if args.shipped else names)
+            curve(rows, shipped(x, NAMES) if args.shipped else predict(beta, x), grid)
+
+
+if __name__ == "__main__":
+    main()

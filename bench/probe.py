@@ -1,0 +1,91 @@
+"""The confidence's inputs per question, for fitting it (bench/fit_confidence.py): one in-process
+context call with both floors off, and what the confidence stage saw — its signals, the ranking
+it judged and whether its best memory was a structural match. Used by bench/locomo.py and
+bench/longmemeval.py with `--signals FILE`; the GraphQL calls the benches score are not touched.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from graph.recall.confidence import structural_match
+from graph.recall.retrieval import ContextRequest, retrieve
+
+
+def probe(
+    runtime: Any, user: str, message: str, speaker: str | None, as_of: str, depth: int
+) -> dict[str, Any]:
+    """The signals, confidence and unfloored top `depth` (external id, score) of one call."""
+    when = datetime.fromisoformat(as_of)
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    request = ContextRequest(
+        user_id=user,
+        message=message,
+        as_of=when.timestamp(),
+        max_memories=depth,
+        speaker=speaker,
+        min_score=0.0,
+        min_confidence=0.0,
+    )
+    result = retrieve(runtime.service, request)
+    return {
+        **_missing(runtime, user, message, speaker),
+        "signals": asdict(result.signals) if result.signals else {},
+        "confidence": result.confidence,
+        "noted": bool(result.conflicts),
+        "structural": structural_match(result.memories),
+        "ranked": [[m.memory.external_id, m.score] for m in result.memories],
+    }
+
+
+class Probes:
+    """Rows of (question, label, probe) written as JSON lines to `path` (None: nothing)."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path = Path(path) if path else None
+        if self.path:
+            self.path.write_text("", encoding="utf-8")
+
+    def add(self, runtime: Any, row: dict[str, Any], speaker: str | None, depth: int) -> None:
+        if self.path is None:
+            return
+        found = probe(runtime, row["user"], row["question"], speaker, row["as_of"], depth)
+        with self.path.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(row | found) + "\n")
+
+
+def _missing(runtime: Any, user: str, message: str, speaker: str | None) -> dict[str, Any]:
+    """The message's words that no memory holds (not very common English) and its named
+    things (mentions that are not people) that the catalogue does not know: for judging
+    notes about them. Reads the lexical index's document frequencies (a bench may)."""
+    from wordfreq import zipf_frequency
+
+    from graph.lexical import COMMON_ZIPF, _tokens
+
+    service = runtime.service
+    index = service.caches.lexical.get(user)
+    words = []
+    for word in dict.fromkeys(message.replace("'s", " ").split()):
+        tokens = _tokens([word])[0]
+        clean = word.strip("?,.!'\"()").lower()
+        unknown = tokens and all(index._df.get(t, 0) == 0 for t in tokens)
+        if unknown and zipf_frequency(clean, "en") < COMMON_ZIPF:
+            words.append(clean)
+    said = service.models.extract(message, speaker)
+    resolver = service.caches.catalog(user)
+    things = [
+        (m.label, m.type, resolver.resolve_key(m.key) is not None, m.candidate)
+        for m in said.mentions
+        if not m.key.startswith(("person:", "ref:")) and not m.tentative
+    ]
+    people = [
+        (m.label, resolver.resolve_key(m.key) is not None)
+        for m in said.mentions
+        if m.key.startswith("person:")
+    ]
+    return {"unknown_words": words, "things": things, "people": people}
