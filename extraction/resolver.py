@@ -525,10 +525,11 @@ class Resolver:
     def _role(
         self, ref: Reference, mapping: dict[str, str | None], recent: deque[str]
     ) -> str | None:
-        owner = mapping.get(ref.owner or "") if ref.owner else None
+        # the owner's settled key may have been merged away by a later name of this text
+        owner = self._merged(mapping.get(ref.owner or "")) if ref.owner else None
         if owner is None and ref.owner and not ref.owner.startswith(REF_PREFIX):
             owner = self.resolve_key(ref.owner)
-        if owner is None or ref.role is None:
+        if owner is None or owner not in self.entities or ref.role is None:
             return None
         links = [k for k in self.roles.get((owner, ref.role), []) if k in self.entities]
         named = [k for k in links if not self.entities[k].unnamed]

@@ -289,6 +289,22 @@ def _husband(owner: str) -> Mention:
     return Mention(f"{REF_PREFIX}role:{owner}:husband", "person", "husband", reference=reference)
 
 
+def test_a_role_of_an_owner_merged_away_in_the_same_text_follows_the_merge() -> None:
+    """The owner of "her husband" was settled on a guess that a typed mention of the same
+    name then merged away, in the same text: the role follows the merge (a KeyError on a
+    LongMemEval haystack before)."""
+    resolver = Resolver([KnownEntity("place:ada_hall", "place", "Ada Hall")])
+    ref = _husband("place:ada_hall")
+    out = _resolve(
+        resolver,
+        Mention("place:ada_hall", "place", "Ada Hall"),
+        Mention("person:ada_hall", "person", "Ada Hall", gender="female"),
+        ref,
+    )
+    assert out.merges == [("place:ada_hall", "person:ada_hall")]
+    assert sorted(_keys(out)) == ["person:ada_hall", "person:ada_hall_husband"]
+
+
 def test_an_unnamed_relative_is_a_person_merged_into_the_name_given_later() -> None:
     resolver = Resolver([KnownEntity("person:mel", "person", "Mel")])
     ref = _husband("person:mel")
