@@ -22,7 +22,7 @@ bench builds it): the tally of one session, the fold over every session's tally 
 tallied directly: the bulk build ends none, and ending thousands would write thousands of
 episodes), and one knowledge index build over the whole user.
 
-    python bench/profiles.py --scale 10000,50000 [--cache /work/bench-cache]
+    python bench/profiles.py --scale 10000,50000 [--cache DIR] [--any-build]
 """
 
 from __future__ import annotations
@@ -153,10 +153,16 @@ def main() -> None:
     parser.add_argument("--only", help="comma-separated file stems, e.g. 26,30")
     parser.add_argument("--quiet", action="store_true", help="the table only")
     parser.add_argument("--scale", help="comma-separated history sizes, e.g. 10000,50000")
-    parser.add_argument("--cache", type=Path, default=Path("/work/bench-cache"))
+    # bench/perf.py's cache: the histories are the same builds
+    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "recollect-perf")
+    parser.add_argument(
+        "--any-build",
+        action="store_true",
+        help="with --scale: a cached build by other ingest code will do (its key is printed)",
+    )
     args = parser.parse_args()
     if args.scale:
-        scale(args.cache, [int(n) for n in args.scale.split(",")])
+        scale(args.cache, [int(n) for n in args.scale.split(",")], args.any_build)
         return
     rows = []
     with start_service(None) as (client, _embed, runtime):
@@ -255,7 +261,7 @@ def run_one(client: Client, runtime: Any, path: Path, quiet: bool) -> dict[str, 
     return result
 
 
-def scale(cache: Path, sizes: list[int]) -> None:
+def scale(cache: Path, sizes: list[int], any_build: bool = False) -> None:
     from perf import USER, cached_data, real_corpus
 
     from api.runtime import start
@@ -267,7 +273,7 @@ def scale(cache: Path, sizes: list[int]) -> None:
     print("| memories | sessions | tally ms (one session) | fold ms | index ms |")
     print("|---|---|---|---|---|")
     for size in sizes:
-        data_dir, _ = cached_data(cache, real_corpus(), size)
+        data_dir, _ = cached_data(cache, real_corpus(), size, any_build)
         runtime = start(Settings(data_dir=data_dir, session_idle_minutes=0))
         try:
             store, writer = runtime.store, runtime.service.profiles
