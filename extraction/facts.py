@@ -23,9 +23,11 @@ from collections.abc import Iterable
 from spacy.tokens import Span, Token
 
 from extraction.kinds import (
+    ABSTRACT,
     CLASS,
     EVENT,
     GAME,
+    LIGHT,
     ORG,
     SCHOOL,
     SCREEN,
@@ -80,8 +82,24 @@ GROUP_NOUNS = {"team", "club", "group", "committee", "board", "band", "choir", "
 LIKE_ADJECTIVES = {"passionate", "interested", "obsessed", "crazy", "keen", "fond", "big", "nuts"}
 FIRST_PERSON_SUBJECTS = {"i", "we"}
 YOU = {"you", "ya", "u"}  # the person spoken to, as an object ("I believe in you")
-SUPPORT_NOUNS = {"support", "encouragement", "kindness", "help", "backing"}
+SUPPORT_NOUNS = {
+    "support",
+    "encouragement",
+    "kindness",
+    "help",
+    "backing",
+    "assistance",
+    "offer",  # "appreciate your offer" (to help)
+    "faith",  # "your faith in me"
+    "belief",
+}
+# "excited to visit", "can't wait to start": the action is looked forward to, a plan
+EAGER = {"excited", "eager", "stoked", "thrilled", "psyched", "pumped", "keen"}
 HYPOTHETICAL = {"would", "could", "might", "may", "should", "'d"}
+# a future ("I'll visit Rome", "we will move in May") is a plan, not a thing done
+FUTURE = {"will", "'ll", "ll", "shall"}
+# "(I) wish I had a trip planned": what is wished for did not happen
+WISHES = {"wish"}
 SUBJECT_DEPS = {"nsubj", "nsubjpass"}
 # a verb whose subject is its head's: "I started surfing", "I went and saw", "spent the day
 # volunteering"
@@ -147,20 +165,39 @@ def _negated(verb: Token) -> bool:
 
 
 def _hypothetical(verb: Token) -> bool:
-    """A modal ("could", "should") or a condition ("if I go") on the verb or its chain."""
+    """A modal ("could", "should"), a condition ("if I go") or a wish ("wish I had") on the verb
+    or its chain, or a future on the verb's chain ("I'll think about it and maybe get a cat"; a
+    future on the verb itself is a plan, see `_future`)."""
     head = verb
     for _ in range(4):
         for child in head.children:
             if child.dep_ == "aux" and child.lower_ in HYPOTHETICAL:
                 return True
+            if child.dep_ == "aux" and head is not verb and child.lower_ in FUTURE:
+                return not _future(verb)  # "I'll have to look into it": the action's plan
             if child.dep_ == "mark" and child.lower_ in {"if", "unless", "whether"}:
                 return True
+        if head.dep_ == "ccomp" and head.head.lower_ in WISHES:
+            return True
         if head.dep_ not in INHERITS or head.head is head:
             break
         if any(c.dep_ in SUBJECT_DEPS for c in head.children):
             break  # "I made a cake, maybe you would like it": a clause of its own
         head = head.head
     return False
+
+
+# "I'll have to look into it", "we'll need to move": the future is the action's
+_OBLIGED = {"have", "need", "get"}
+
+
+def _future(verb: Token) -> bool:
+    """ "I'll visit Rome", "we will move in May", "I'll have to look into shelters": the verb
+    itself in the future, or the action of a future obligation."""
+    if any(c.dep_ == "aux" and c.lower_ in FUTURE for c in verb.children):
+        return True
+    head = verb.head
+    return verb.dep_ == "xcomp" and head.lemma_.lower() in _OBLIGED and _future(head)
 
 
 def _done(verb: Token) -> bool:
@@ -171,12 +208,49 @@ def _done(verb: Token) -> bool:
 
 
 def _planned(verb: Token) -> bool:
-    """The action of a plan ("planning to visit Paris"): the plan verb states it as PLANS, so it
-    is no VISITED fact of its own."""
+    """The action of a plan ("planning to visit Paris", "excited to visit Paris", "can't wait
+    to visit Paris"): the plan states it as PLANS, so it is no VISITED fact of its own."""
     head = verb.head
     if verb.dep_ != "xcomp" or head is verb:
         return False
-    return head.lemma_.lower() in PLAN_VERBS or (head.lemma_.lower() == "go" and head.tag_ == "VBG")
+    lemma = head.lemma_.lower()
+    return (
+        lemma in PLAN_VERBS
+        or (lemma == "go" and head.tag_ == "VBG")
+        or head.lower_ in EAGER
+        or (lemma == "wait" and _negated(head))
+    )
+
+
+_OCCASIONS = {EVENT, CLASS, SCHOOL}
+
+
+def _looking_forward(state: DocState, subjects: list[str], verb: Token, negated: bool) -> bool:
+    """ "I can't wait to visit Paris", "I'm so excited to start the class" → PLANS the action's
+    object; "I'm getting ready for a race" → PLANS race (prepare). True when the clause was
+    one of these."""
+    lemma = _head_lemma(verb)
+    waited = _infinitive(verb)
+    if lemma == "wait" and negated and waited is not None:
+        _plan(state, subjects, waited)
+        return True
+    if lemma not in {"be", "get", "feel"} or negated or verb.tag_ == "VBD":
+        return False  # "I was so excited to go": whether it happened, the past does not say
+    for acomp in (c for c in verb.children if c.dep_ == "acomp"):
+        action = next((c for c in acomp.children if c.dep_ == "xcomp" and c.tag_ == "VB"), None)
+        if acomp.lower_ in EAGER and action is not None:
+            _plan(state, subjects, action)
+            return True
+        # "excited about the trip": an occasion ahead ("excited about painting" may be a taste)
+        ahead = [o for o in _pobjs(acomp, {"about", "for"}) if _kind(state, o) in _OCCASIONS]
+        if acomp.lower_ in EAGER and ahead:
+            _relate(state, subjects, "PLANS", ahead, "look forward to")
+            return True
+        ready = [o for o in _pobjs(acomp, {"for"}) if _kind(state, o) in _OCCASIONS]
+        if acomp.lower_ == "ready" and ready:
+            _relate(state, subjects, "PLANS", ready, "prepare")
+            return True
+    return False
 
 
 def _subject_tokens(verb: Token) -> list[Token]:
@@ -259,7 +333,9 @@ def _gerunds(verb: Token) -> list[Token]:
 
 
 def _infinitive(verb: Token) -> Token | None:
-    return next((c for c in verb.children if c.dep_ == "xcomp" and c.tag_ == "VB"), None)
+    """The bare verb a verb governs ("want to open"; after "wanna" the small model tags it as
+    a present, VBP)."""
+    return next((c for c in verb.children if c.dep_ == "xcomp" and c.tag_ in {"VB", "VBP"}), None)
 
 
 def _head_lemma(token: Token) -> str:
@@ -385,6 +461,12 @@ def _verb(state: DocState, verb: Token) -> None:
     if not subjects:
         return
     negated = _negated(verb)
+    if _looking_forward(state, subjects, verb, negated):
+        return
+    if _future(verb) and lemma not in LIKE_VERBS | DISLIKE_VERBS:
+        if not negated and lemma in FUTURE_PLANS:
+            _plan(state, subjects, verb)  # "I'll visit Rome": PLANS Rome (visit)
+        return
     if lemma == "be":
         if not negated:
             _copula(state, subjects, verb)
@@ -402,6 +484,21 @@ def _verb(state: DocState, verb: Token) -> None:
         _doing_or_relating(state, subjects, verb, lemma)
 
 
+# verbs whose future is a plan worth a fact ("I'll visit Rome", "we'll join the club"); the future
+# of any other verb ("I'll let you know", "I'll send you pics") states nothing
+FUTURE_PLANS = (
+    GO_VERBS
+    | TRAVEL_VERBS
+    | EXPLORE_VERBS
+    | ATTEND_VERBS
+    | MOVE_VERBS
+    | JOIN_VERBS
+    | STUDY_VERBS
+    | VOLUNTEER_VERBS
+    | {"visit", "adopt", "buy", "start", "open", "launch", "run", "learn", "try", "look"}
+)
+
+
 def _going_or_working(state: DocState, subjects: list[str], verb: Token, lemma: str) -> bool:
     """Travel, attendance, moves and homes, origin, work, occupation and study; True when the
     verb was one of these."""
@@ -416,8 +513,10 @@ def _going_or_working(state: DocState, subjects: list[str], verb: Token, lemma: 
         places = [d for d in _dobjs(verb) if _is_place(state, d)]
         _relate(state, subjects, "VISITED", places + _pobjs(verb, {"in", "around", "through"}))
     elif lemma in ORGANIZE_VERBS or (lemma == "put" and particle == "together"):
-        if not _done(verb):  # "we hosted a get-together": it happened, no plan
+        if not _done(verb):
             _relate(state, subjects, "PLANS", _dobjs(verb), "organize")
+        else:  # "we hosted a get-together": it happened, and the host was there
+            _relate(state, subjects, "ATTENDED", _events(state, _dobjs(verb)))
     elif lemma == "look" and _pobjs(verb, {"into"}):
         _relate(state, subjects, "PLANS", _pobjs(verb, {"into"}), "look into")
     elif lemma in ATTEND_VERBS:
@@ -453,7 +552,10 @@ def _taking(state: DocState, subjects: list[str], verb: Token) -> None:
     taken = [d for d in _dobjs(verb) if _kind(state, d) in {CLASS, EVENT}]
     if _head_lemma(verb) == "take":
         _relate(state, subjects, "ATTENDED", taken)
-    for obj in _pobjs(verb, {"to"}) if _dobjs(verb) else []:
+    # what is taken or brought must be someone or something: "bring positive changes to the
+    # neighborhood" goes nowhere
+    carried = [d for d in _dobjs(verb) if _kind(state, d) not in {LIGHT, ABSTRACT}]
+    for obj in _pobjs(verb, {"to"}) if carried else []:
         _relate(state, subjects, "VISITED" if _is_place(state, obj) else "ATTENDED", [obj])
 
 
@@ -580,9 +682,11 @@ def _encouraging(state: DocState, verb: Token) -> bool:
 
 
 def _your_support(state: DocState, noun: Token) -> None:
-    """ "Thanks for your support", "your encouragement means a lot": the person spoken to
+    """ "Thanks for your support", "your encouragement means a lot", "your kind words and
+    encouragement" (the owner of the first conjunct owns the rest): the person spoken to
     SUPPORTS the speaker."""
-    if any(c.dep_ == "poss" and c.lower_ == "your" for c in noun.children):
+    owners = [noun, *(noun.head for _ in (0,) if noun.dep_ == "conj")]
+    if any(c.dep_ == "poss" and c.lower_ == "your" for o in owners for c in o.children):
         state.relate(state.addressee(), "SUPPORTS", state.speaker_key, "encourages")
 
 
@@ -611,7 +715,10 @@ def _doing(state: DocState, subjects: list[str], verb: Token, lemma: str) -> Non
         _relate(state, subjects, "ATTENDED", events)  # "did a charity event"
         _relate(state, subjects, "PRACTICES", [o for o in objects if o not in events])
     elif lemma == "win":  # "won my first tournament": who won it took part
-        _relate(state, subjects, "ATTENDED", [o for o in _dobjs(verb) if _kind(state, o) == EVENT])
+        _relate(state, subjects, "ATTENDED", _events(state, _dobjs(verb)))
+    elif lemma in RAN_EVENT_VERBS and _events(state, _dobjs(verb)) and _done(verb):
+        # "I ran a charity race", "finished my first marathon": took part in it
+        _relate(state, subjects, "ATTENDED", _events(state, _dobjs(verb)))
     elif lemma in {"have", "throw", "start", "begin"} and _took_part(state, subjects, verb):
         pass
     elif lemma in MADE_VERBS:
@@ -619,6 +726,15 @@ def _doing(state: DocState, subjects: list[str], verb: Token, lemma: str) -> Non
         _relate(state, subjects, "MADE", made)
     elif lemma in OWN_VERBS:
         _owning(state, subjects, verb, lemma)
+
+
+# verbs whose past with an event as object says one took part: "ran a race", "finished a
+# marathon", "entered a competition"
+RAN_EVENT_VERBS = {"run", "finish", "complete", "enter"}
+
+
+def _events(state: DocState, objects: list[Token]) -> list[Token]:
+    return [o for o in objects if _kind(state, o) == EVENT]
 
 
 def _took_part(state: DocState, subjects: list[str], verb: Token) -> bool:
