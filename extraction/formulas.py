@@ -59,6 +59,8 @@ SUPPORT_NOUNS = {
     "faith",  # "your faith in me"
     "belief",
 }
+# support only when placed in the speaker: "your faith in me", not "your beliefs"
+IN_ME_NOUNS = {"faith", "belief"}
 
 
 _ENCOURAGING = re.compile(
@@ -201,5 +203,9 @@ def your_support(state: DocState, noun: Token) -> None:
     encouragement" (the owner of the first conjunct owns the rest): the person spoken to
     SUPPORTS the speaker."""
     owners = [noun, *(noun.head for _ in (0,) if noun.dep_ == "conj")]
-    if any(c.dep_ == "poss" and c.lower_ == "your" for o in owners for c in o.children):
-        state.relate(state.addressee(), "SUPPORTS", state.speaker_key, "encourages")
+    if not any(c.dep_ == "poss" and c.lower_ == "your" for o in owners for c in o.children):
+        return
+    # "your faith in me" is support; "your beliefs" are the listener's own convictions
+    if noun.lemma_.lower() in IN_ME_NOUNS and not says(pobjs(noun, {"in"}), FIRST_PERSON):
+        return
+    state.relate(state.addressee(), "SUPPORTS", state.speaker_key, "encourages")

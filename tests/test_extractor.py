@@ -601,6 +601,11 @@ def test_what_the_listener_gave_is_support(extractor: Extractor, sentence: str) 
     assert facts == [("SUPPORTS", "person:dana")], facts
 
 
+def test_the_listeners_own_beliefs_are_no_support(extractor: Extractor) -> None:
+    result = extractor.extract("It's great to see you standing up for your beliefs.", "Dana")
+    assert not [r for r in result.relations if r.type == "SUPPORTS"], result.relations
+
+
 def test_a_past_eagerness_is_no_plan(extractor: Extractor) -> None:
     result = extractor.extract("I was so excited to start the class.", "Dana")
     assert not [r for r in result.relations if r.type == "PLANS"], result.relations
