@@ -138,9 +138,17 @@ def _origin(verb: Token, lemma: str, particle: str | None) -> bool:
     )
 
 
+# words that put a "going" ahead of now: "I'm going to the race next year"
+AHEAD = {"next", "tomorrow", "tonight", "upcoming", "soon", "later"}
+
+
 def _going(state: DocState, subjects: list[str], verb: Token) -> None:
     """ "went to Japan" → VISITED; "went to a support group" → ATTENDED; "went hiking" →
-    PRACTICES; "went on a camping trip" → ATTENDED."""
+    PRACTICES; "went on a camping trip" → ATTENDED; "I'm going to the race next year" →
+    PLANS (go): a going ahead of now is a plan."""
+    if verb.tag_ == "VBG" and any(t.lower_ in AHEAD for t in verb.subtree):
+        relate(state, subjects, "PLANS", pobjs(verb, {"to", "on"}), "go")
+        return
     for obj in pobjs(verb, {"to", "into", "from"}):
         rel = "VISITED" if is_place(state, obj) else "ATTENDED"
         relate(state, subjects, rel, [obj])

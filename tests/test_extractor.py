@@ -560,6 +560,7 @@ def test_no_fact_of_a_relative_adverb_or_a_future_event(
         ("I'm excited about the trip.", ("PLANS", "topic:trip", "look forward to")),
         ("I'm getting ready for a race next month.", ("PLANS", "topic:race", "prepare")),
         ("I'll have to look into shelters near me.", ("PLANS", "topic:shelter", "look")),
+        ("I'm going to the charity race again next year.", ("PLANS", "topic:charity_race", "go")),
         # an event run, finished or hosted in the past was attended
         ("I ran a charity race last Saturday.", ("ATTENDED", "topic:charity_race", None)),
         ("We hosted a big party last week.", ("ATTENDED", "topic:party", None)),
