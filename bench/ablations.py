@@ -33,6 +33,9 @@ LEVERS: dict[str, Lever] = {
     "expansion": lambda c: replace(c, expand_per_seed=0),
     "entity-memories": lambda c: replace(c, per_entity=0),
     "cued": lambda c: replace(c, cued_evidence=0),
+    # the SUPPORTS cue alone ("support", "charity", "cause", "advocate", "donate"): issue 34's
+    # encouragement evidence made SUPPORTS relations of many turns
+    "cue-supports": lambda c: replace(c, uncued=frozenset({"SUPPORTS"})),
     "speaker": lambda c: replace(c, speaker_lift=0.0),
     "asker": lambda c: replace(c, default_asker=False),
     "hub-cut": lambda c: replace(c, hub_mentions=10**9),

@@ -194,6 +194,8 @@ class Quality:
     unnamed: int = 0
     turns: int = 0
     misses: list[str] = field(default_factory=list)  # named entities the annotations lack
+    # typed facts the strict proxy does not support, for --unsupported (one JSON object each)
+    unsupported: list[dict[str, Any]] = field(default_factory=list)
 
     def add(self, other: Quality) -> None:
         for name in self.__dataclass_fields__:
@@ -242,6 +244,8 @@ def score(conversation: Conversation, notes: Annotations, graph: Graph) -> Quali
         needle = strict_object(rel, entity)
         if any(says(needle, text) for t in turns for text in words_by_turn.get(t, ())):
             quality.strict += 1
+        else:
+            quality.unsupported.append(unsupported_record(rel, graph, notes, turns))
     reference = stems(" ".join([o.text for o in notes.observations] + notes.summaries))
     for entity in graph.entities.values():
         if entity.get("unnamed"):
@@ -258,6 +262,24 @@ def score(conversation: Conversation, notes: Annotations, graph: Graph) -> Quali
         elif entity.get("type") == "topic":
             quality.topics += 1
     return quality
+
+
+def unsupported_record(
+    rel: dict[str, Any], graph: Graph, notes: Annotations, turns: set[str]
+) -> dict[str, Any]:
+    """One typed fact the strict proxy does not support, with its turns and the observations
+    sharing them, for reading the misses by kind (--unsupported)."""
+    src = graph.entities.get(rel["src"], {})
+    dst = graph.entities.get(rel["dst"], {})
+    return {
+        "type": rel["type"],
+        "subject": src.get("label", rel["src"]),
+        "object": dst.get("label", rel["dst"]),
+        "object_key": rel["dst"],
+        "role": rel["props"].get("role"),
+        "turns": [f"{t} {graph.texts.get(t, '')}" for t in sorted(turns)],
+        "observations": [o.text for o in notes.observations if o.evidence & turns],
+    }
 
 
 def eyeball(graph: Graph, rng: random.Random) -> tuple[list[str], list[str]]:
@@ -415,6 +437,9 @@ def main() -> None:
     parser.add_argument(
         "--to-label", type=Path, help="write the sampled units still unlabelled here (JSONL)"
     )
+    parser.add_argument(
+        "--unsupported", type=Path, help="write the typed facts the strict proxy misses (JSONL)"
+    )
     args = parser.parse_args()
     files = conversation_files(args.data, args.only)
     rng = random.Random(0)
@@ -463,6 +488,12 @@ def main() -> None:
             args.to_label, fact_sample, entity_sample, fact_known, entity_known
         )
         print(f"\n{written} unlabelled units written to {args.to_label}")
+    if args.unsupported:
+        with args.unsupported.open("w", encoding="utf-8") as out:
+            for user, quality in rows:
+                for record in quality.unsupported:
+                    out.write(json.dumps({"conversation": user, **record}) + "\n")
+        print(f"\n{total.typed - total.strict} unsupported facts written to {args.unsupported}")
     if args.quiet:
         return
     for user, entities, facts, misses in samples:

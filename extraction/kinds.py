@@ -44,6 +44,7 @@ INSTRUMENT = "instrument"
 ACTIVITY = "activity"  # something done: a gerund, a hobby
 SUBJECT = "subject"  # a field of study or skill
 FOOD = "food"
+GENRE = "genre"  # a kind of book, film or music: "fantasy", "jazz"
 PROJECT = "project"
 ABSTRACT = "abstract"  # a quality, state or act: "kindness", "education", "unity"
 LIGHT = "light"  # a noun too light to be an object at all: "thing", "future", "offer", "top"
@@ -51,7 +52,7 @@ NAME = "name"  # a proper name the tagger did not type: a title, a brand, a comp
 THING = "thing"  # any other concrete noun
 
 EVENT_NOUNS = _words(
-    "concert festival party parade race marathon conference convention wedding funeral "
+    "concert festival party parade race marathon conference convention wedding funeral comp "
     "ceremony tournament competition match game show exhibition exhibit fair rally protest "
     "meeting meetup reunion retreat trip tour cruise camp gala fundraiser event celebration "
     "performance recital audition premiere launch session service vacation holiday picnic "
@@ -92,7 +93,21 @@ INSTRUMENTS = _words(
 FOOD_NOUNS = _words(
     "cake pie bread cookie cookies pizza pasta soup salad dinner lunch breakfast meal dish "
     "dessert cupcake muffin brownie pancake sandwich curry stew sushi taco tacos ice cream "
-    "jam sauce smoothie coffee tea cocktail wine beer"
+    "jam sauce smoothie coffee tea cocktail wine beer recipe flavor flavour"
+)
+# kinds of book, film or music by their genre: "I love fantasy", "we watched a thriller"; the
+# norms rate some of them abstract ("fantasy"), but a genre liked is a taste, not a quality
+GENRE_NOUNS = _words(
+    "fantasy fiction nonfiction non-fiction sci-fi scifi horror thriller comedy romance mystery "
+    "drama western anime jazz blues pop hip-hop rap classical punk reggae techno action genre "
+    "humor humour"
+)
+# what a thing is like, not the thing: "I love the color and texture", "love the theme" praise a
+# quality of something else; alone they are no object (with a noun before them, "berry flavor",
+# "fashion trends", they name a kind of thing)
+QUALITY_NOUNS = _words(
+    "color colour texture vibe vibes atmosphere mood tone detail details shape feel "
+    "energy sound smell scent look style diversity beauty structure"
 )
 # places by their kind that are not in the lexicon's PLACE_NOUNS (which decide going somewhere
 # from attending something): venues and workplaces
@@ -178,6 +193,14 @@ IDIOMS = frozenset(
         ("have", "blast"),
         ("have", "ball"),
         ("have", "time"),
+        ("enjoy", "company"),  # "enjoy each other's company"
+        ("build", "brand"),
+        ("build", "bond"),
+        ("build", "base"),  # "build a customer base"
+        ("grow", "base"),
+        ("make", "path"),  # "make my own path"
+        ("get", "lease"),  # "a new lease on life"
+        ("give", "lease"),
         ("hit", "gym"),
         ("hit", "road"),
         ("hit", "book"),
@@ -212,6 +235,7 @@ _ANY = frozenset(
         ACTIVITY,
         SUBJECT,
         FOOD,
+        GENRE,
         PROJECT,
         ABSTRACT,
         NAME,
@@ -236,15 +260,17 @@ RANGES: dict[str, frozenset[str]] = {
     "PARTNER_OF": frozenset({PERSON}),
     "FRIEND_OF": frozenset({PERSON}),
     "HAS_PET": frozenset({PET}),
-    "OWNS": _ANY - {PERSON, ABSTRACT, EVENT, ACTIVITY, SUBJECT, CLASS, GROUP},
+    "OWNS": _ANY - {PERSON, ABSTRACT, EVENT, ACTIVITY, SUBJECT, CLASS, GROUP, GENRE},
     "PRACTICES": frozenset({ACTIVITY, SPORT, INSTRUMENT, SUBJECT, GAME, NAME, THING}),
     "PLAYS": frozenset({GAME, SPORT, INSTRUMENT}) | _TITLES,
     "MADE": frozenset({THING, WORK, WRITTEN, SCREEN, FOOD, GAME, PROJECT, PLACE, NAME}),
-    "READ": frozenset({WRITTEN, SCREEN}) | _TITLES,
-    "WATCHED": frozenset({SCREEN, EVENT, SPORT, GAME}) | _TITLES,
+    "READ": frozenset({WRITTEN, SCREEN, GENRE}) | _TITLES,
+    "WATCHED": frozenset({SCREEN, EVENT, SPORT, GAME, GENRE}) | _TITLES,
     "PLANS": _ANY - {PERSON, ABSTRACT},
-    "LIKES": _ANY,
-    "DISLIKES": _ANY,
+    # a liking of a quality or a state ("I love the freedom it brings", "love his skills") is a
+    # compliment or a thanks, not a taste: the guideline's abstract_object
+    "LIKES": _ANY - {ABSTRACT},
+    "DISLIKES": _ANY - {ABSTRACT},
     "SUPPORTS": _ANY,
     "RELATED_TO": _ANY,
 }
@@ -293,6 +319,12 @@ def _noun_kind(token: Token) -> str:
         return NAME  # an untyped name: a title, a brand or a company, as far as we know
     if token.tag_ == "NN" and lemma.endswith("ing"):
         return ACTIVITY  # "gardening", "knitting"
+    # "fashion trends", "berry flavors": a noun before the head names a kind of thing
+    named_kind = any(c.dep_ == "compound" and c.pos_ in {"NOUN", "PROPN"} for c in token.children)
+    if words & QUALITY_NOUNS:
+        return THING if named_kind else LIGHT
+    if named_kind:
+        return THING
     if lemma.endswith(ABSTRACT_ENDINGS) and lemma not in CONCRETE_EXCEPTIONS:
         return ABSTRACT
     if concreteness.abstract(lemma, token.lower_):
@@ -310,6 +342,7 @@ _NOUN_CLASSES: tuple[tuple[str, frozenset[str]], ...] = (
     (GAME, GAME_NOUNS),
     (SCREEN, SCREEN_NOUNS),
     (WRITTEN, WRITTEN_NOUNS),
+    (GENRE, GENRE_NOUNS),
     (EVENT, EVENT_NOUNS),
     (FOOD, FOOD_NOUNS),
     (ACTIVITY, ACTIVITY_NOUNS),
@@ -332,7 +365,7 @@ def governor(token: Token) -> Token | None:
 # kinds a word list names outright: "take a course" and "join the club" are rated below 3 as
 # expressions, but the course and the club are the things the relation is about
 _LISTED_KINDS = frozenset(
-    {CLASS, SCHOOL, GROUP, EVENT, INSTRUMENT, SPORT, GAME, WRITTEN, SCREEN, FOOD, PET}
+    {CLASS, SCHOOL, GROUP, EVENT, INSTRUMENT, SPORT, GAME, WRITTEN, SCREEN, FOOD, GENRE, PET}
 )
 
 

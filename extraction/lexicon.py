@@ -218,6 +218,7 @@ PLAN_VERBS = {
     "look",
     "would",
     "gonna",
+    "wanna",  # "I wanna open a studio": the small model keeps "wanna" whole
 }
 VOLUNTEER_VERBS = {"volunteer"}
 SUPPORT_VERBS = {

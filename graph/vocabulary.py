@@ -105,13 +105,24 @@ EXAMPLES: dict[str, tuple[str, str, tuple[str, str]]] = {
 # of the type; a test runs each through the real model beside the examples above.
 RANGES = kinds.RANGES
 NOT_FACTS: dict[str, tuple[str, ...]] = {
-    "ATTENDED": ("I came out on top in the end.",),
+    "ATTENDED": (
+        "I came out on top in the end.",
+        "Wish I had a vacation lined up.",  # wished for, not had
+    ),
     "MADE": (
         "We make a good team.",
         "We made great progress this week.",
         "I made so many mistakes.",
         "I made a scene at the party.",  # a listed expression rated figurative (2.82)
+        "We're building a strong brand.",  # a support-verb construction
+        "I'm growing my customer base.",
     ),
+    "VISITED": (
+        "I'll visit Rome next year.",  # a future is a plan (PLANS Rome), no visit
+        "We can bring positive changes to the neighborhood.",  # nothing carried there
+        "I can't wait to visit Paris.",  # looked forward to: PLANS Paris
+    ),
+    "HAS_PET": ("I'll think about it and maybe get a cat.",),
     "PLANS": (
         "I wanted to take them all home.",
         "I want to give you a heads up.",
@@ -122,8 +133,14 @@ NOT_FACTS: dict[str, tuple[str, ...]] = {
         "Thanks so much, I appreciate your kind words.",
         "I really value our friendship.",
         "I love your encouragement.",
+        "I love the freedom it gives me.",  # a quality or a state: "freedom" rated 2.3
+        "I love the color and texture.",  # what a thing is like, not the thing
+        "We enjoy each other's company.",
     ),
-    "PRACTICES": ("I started hitting the gym last week.",),
+    "PRACTICES": (
+        "I started hitting the gym last week.",
+        "I've been trying out new recipes.",  # dishes cooked, no activity practised
+    ),
     "STUDIES": ("I learned a ton from it.",),
     "MOVED_TO": ("I moved on to a better habit.",),
     "FAMILY_OF": ("My family is doing great.",),

@@ -537,3 +537,76 @@ def test_no_fact_of_a_relative_adverb_or_a_future_event(
 ) -> None:
     result = extractor.extract(sentence, "Dana")
     assert not [r for r in result.relations if r.dst == noun], result.relations
+
+
+@pytest.mark.parametrize(
+    ("sentence", "fact"),
+    [
+        # a future is a plan, with its verb as the role
+        ("I'll visit Rome next year.", ("PLANS", "place:rome", "visit")),
+        ("We will join the chess club in May.", ("PLANS", "topic:chess_club", "join")),
+        ("I wanna open a bakery.", ("PLANS", "topic:bakery", "open")),
+        # a genre is a taste, though the norms rate some genres abstract
+        ("I love fantasy and horror.", ("LIKES", "topic:fantasy", None)),
+        ("We watched a thriller last night.", ("WATCHED", "topic:thriller", None)),
+        # a noun before an abstract or quality head names a kind of thing
+        ("I'm passionate about fashion trends.", ("LIKES", "topic:fashion_trend", None)),
+        ("I love mixed berry flavors.", ("LIKES", "topic:mixed_berry_flavor", None)),
+        # someone taken somewhere went there too
+        ("I took my kids to the zoo.", ("VISITED", "topic:zoo", None)),
+        # looked forward to: a plan, not a visit
+        ("I can't wait to visit Paris.", ("PLANS", "place:paris", "visit")),
+        ("I'm so excited to start my new class.", ("PLANS", "topic:class", "start")),
+        ("I'm excited about the trip.", ("PLANS", "topic:trip", "look forward to")),
+        ("I'm getting ready for a race next month.", ("PLANS", "topic:race", "prepare")),
+        ("I'll have to look into shelters near me.", ("PLANS", "topic:shelter", "look")),
+        ("I'm going to the charity race again next year.", ("PLANS", "topic:charity_race", "go")),
+        # an event run, finished or hosted in the past was attended
+        ("I ran a charity race last Saturday.", ("ATTENDED", "topic:charity_race", None)),
+        ("We hosted a big party last week.", ("ATTENDED", "topic:party", None)),
+    ],
+)
+def test_plans_tastes_and_trips_in_other_forms(
+    extractor: Extractor, sentence: str, fact: tuple[str, str, str | None]
+) -> None:
+    result = extractor.extract(sentence, "Dana")
+    found = {(r.src, r.type, r.dst, r.role) for r in result.relations}
+    assert ("person:dana", *fact) in found, found
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I'll let you know how it goes.",  # a future of a verb that states nothing
+        "I'll make a list of the best ones.",
+        "I love the diversity and energy of this city.",
+        "I love his skills and leadership.",
+    ],
+)
+def test_no_fact_of_a_light_future_or_a_quality(extractor: Extractor, sentence: str) -> None:
+    result = extractor.extract(sentence, "Dana")
+    assert not [r for r in result.relations if r.type != "RELATED_TO"], result.relations
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Thanks! Appreciate your offer.",
+        "I appreciate your kind words and encouragement.",  # the conjunct is the listener's too
+        "Your faith in me is priceless.",
+    ],
+)
+def test_what_the_listener_gave_is_support(extractor: Extractor, sentence: str) -> None:
+    result = extractor.extract(sentence, "Dana")
+    facts = [(r.type, r.dst) for r in result.relations if r.type != "RELATED_TO"]
+    assert facts == [("SUPPORTS", "person:dana")], facts
+
+
+def test_the_listeners_own_beliefs_are_no_support(extractor: Extractor) -> None:
+    result = extractor.extract("It's great to see you standing up for your beliefs.", "Dana")
+    assert not [r for r in result.relations if r.type == "SUPPORTS"], result.relations
+
+
+def test_a_past_eagerness_is_no_plan(extractor: Extractor) -> None:
+    result = extractor.extract("I was so excited to start the class.", "Dana")
+    assert not [r for r in result.relations if r.type == "PLANS"], result.relations

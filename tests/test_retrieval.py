@@ -83,6 +83,18 @@ def test_relation_cue_follows_the_asked_relation(
     assert work["similarity"] > 0.75
 
 
+def test_an_uncued_type_lifts_no_evidence(api: Api, remembered: list[dict[str, Any]]) -> None:
+    """The ablation knob `uncued` (bench/ablations.py): the message's words no longer cue the
+    types named, so their relations' evidence is neither brought in nor lifted as cued."""
+    PRESETS["test-uncued"] = replace(PRESETS["default"], uncued=frozenset({"WORKS_AT"}))
+    try:
+        block = context_of(api, "Where does Alice Smith work?", profile="test-uncued")
+    finally:
+        del PRESETS["test-uncued"]
+    vias = [v for m in block["memories"] for v in m["via"]]
+    assert not [v for v in vias if v.startswith("relation:WORKS_AT")], vias
+
+
 def test_context_parts_and_via(api: Api, remembered: list[dict[str, Any]]) -> None:
     block = context_of(api, "Where does Mary live?", profile="spec")
     scores = [m["score"] for m in block["memories"]]

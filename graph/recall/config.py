@@ -66,6 +66,9 @@ class RetrievalConfig:
     # newest evidence memories per cued relation, and in all (strongest relations first)
     evidence_per_relation: int = 20
     cued_evidence: int = 100
+    # relation types a message's words never cue: empty in every shipped preset; an ablation
+    # knob (bench/ablations.py) to measure one type's cue alone
+    uncued: frozenset[str] = frozenset()
     # how far a cued relation's evidence moves its similarity toward 1: when the relation links
     # two entities of the message, and when only its type and one end match
     paired_lift: float = 0.5

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from extraction.lexicon import FIRST_PERSON
 from extraction.model import Extraction
@@ -71,6 +71,8 @@ def look_up(service: MemoryService, request: ContextRequest, as_of: float) -> Lo
     said = service.models.extract(message, asker(service, request))
     laps.lap("parse")
     seeds = find_seeds(said, resolver, message)
+    if config.uncued:
+        seeds = replace(seeds, cues=seeds.cues - config.uncued)
     when = event_interval(said.dates, as_of) if config.time_lift > 0 else None
     # mention counts of the entities scoring links to (not the whole catalogue: a call must not
     # cost in proportion to the user's history)

@@ -1,0 +1,160 @@
+"""From a clause's parts to relations in the document's state: who the subjects are, whether an
+object is of a kind the relation accepts (extraction/kinds.py), what type an unfamiliar name takes
+from the verb's range, and the one place a typed relation is added (`relate`).
+
+Used by extraction/facts.py (the verb classes) and extraction/formulas.py (facts said in other
+words); imports neither.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from spacy.tokens import Token
+
+from extraction.clause import (
+    dobjs,
+    elided_subject,
+    gerund_subject,
+    head_lemma,
+    pobjs,
+    subject_tokens,
+)
+from extraction.kinds import (
+    EVENT,
+    idiom,
+    in_range,
+    kind_of,
+    thanks,
+)
+from extraction.lexicon import (
+    NOT_OCCUPATIONS,
+    OCCUPATIONS,
+    PET_NOUNS,
+    PLACE_NOUNS,
+)
+from extraction.mentions import DocState
+
+
+def subjects_of(state: DocState, verb: Token) -> list[str]:
+    tokens = subject_tokens(verb)
+    if not tokens and state.speaker_key and (elided_subject(verb) or gerund_subject(verb)):
+        return [state.speaker_key]
+    keys = [state.key_of(t) for t in tokens]
+    return [k for k in dict.fromkeys(keys) if k and not k.startswith("topic:")]
+
+
+def is_place(state: DocState, token: Token) -> bool:
+    key = state.key_of(token) or ""
+    return key.startswith("place:") or head_lemma(token) in PLACE_NOUNS
+
+
+def is_named_place(state: DocState, token: Token) -> bool:
+    return (state.key_of(token) or "").startswith("place:")
+
+
+def is_occupation(token: Token) -> bool:
+    lemma = head_lemma(token)
+    if token.pos_ != "NOUN" or lemma in NOT_OCCUPATIONS:
+        return False
+    return lemma in OCCUPATIONS or lemma.endswith(("ist", "ian", "tender", "smith", "keeper"))
+
+
+def relate(
+    state: DocState,
+    subjects: list[str],
+    rel: str,
+    objects: Iterable[Token],
+    role: str | None = None,
+    people: bool = False,
+) -> None:
+    for obj in objects:
+        _implied_type(state, rel, obj)
+        # judged before the object becomes a topic: a light noun ("a ton", "the top") that states
+        # no fact is no topic either
+        if not _stated(rel, obj, state.key_of(obj)):
+            continue
+        key = state.object_key(obj, people=people)
+        if key is None:
+            continue
+        if rel == "HAS_PET" and not (key.startswith("pet:") or head_lemma(obj) in PET_NOUNS):
+            continue
+        for subject in subjects:
+            state.relate(subject, rel, key, role)
+
+
+# what the verb's range says an unfamiliar name is: "I work at Zentrix Labs" (the small model: a
+# person, or nothing) is an organisation, "we moved to Kelmoor" a place, "I'm reading Dune" (a
+# person, says the tagger) and "we played Overwatch" (an org) titles
+IMPLIED_TYPES = {
+    "WORKS_AT": "org",
+    "VOLUNTEERS_AT": "org",
+    "MEMBER_OF": "org",
+    "MOVED_TO": "place",
+    "LIVES_IN": "place",
+    "FROM": "place",
+    "VISITED": "place",
+    "READ": "work",
+    "WATCHED": "work",
+    "PLAYS": "work",
+}
+
+
+# a name the tagger took for a person is retyped only after these prepositions: "works for Sam"
+# and "visited Sam" may well be about a person
+_PLACE_PREPOSITIONS = {"at", "in", "to", "from", "into"}
+
+
+# nobody reads or plays a person; one may watch one ("watched Sam"), so a person stays there
+_TITLE_OF_PERSON = {"READ", "PLAYS"}
+
+
+def _implied_type(state: DocState, rel: str, obj: Token) -> None:
+    """Retypes an unfamiliar proper name by the verb's range (see IMPLIED_TYPES)."""
+    implied = IMPLIED_TYPES.get(rel)
+    if implied is None or obj.pos_ != "PROPN":
+        return
+    key = state.key_of(obj)
+    current = (key or "topic:").split(":", 1)[0]
+    if implied == "work":  # the tagger types titles as anything: a title's verb says more
+        if current in {"topic", "org", "place"} or (
+            current == "person" and rel in _TITLE_OF_PERSON
+        ):
+            state.retype(obj, implied, typed=True)
+        return
+    if current == implied or current not in {"topic", "person"}:  # the tagger's org or place stays
+        return
+    if current == "person":
+        preposition = obj.head.lower_ if obj.head.dep_ == "prep" else ""
+        if preposition not in _PLACE_PREPOSITIONS or rel in {"VISITED", "MEMBER_OF"}:
+            return
+    state.retype(obj, implied)
+
+
+def _stated(rel: str, obj: Token, key: str | None) -> bool:
+    """Whether the clause states a fact of this type about this object: the object is of a kind
+    the relation accepts (extraction/kinds.py), it is no idiom with its verb, and a liking is no
+    thanks formula."""
+    kind = kind_of(obj, key)
+    if idiom(obj, kind) or not in_range(rel, kind):
+        return False
+    if any(c.dep_ == "det" and c.lower_ == "no" for c in obj.children):
+        return False  # "I'm no writer", "we have no pets"
+    return not (rel in {"LIKES", "MADE"} and thanks(obj))
+
+
+def plan(state: DocState, subjects: list[str], action: Token, role: str | None = None) -> None:
+    """PLANS: the object of the planned action, else the action itself ("want to travel")."""
+    objects = dobjs(action) or pobjs(action, {"to", "in", "at", "on", "for", "into", "with"})
+    if objects:
+        relate(state, subjects, "PLANS", objects, role or head_lemma(action))
+    else:
+        relate(state, subjects, "PLANS", [action], role)
+
+
+def object_kind(state: DocState, token: Token) -> str:
+    return kind_of(token, state.key_of(token))
+
+
+def events_among(state: DocState, objects: list[Token]) -> list[Token]:
+    return [o for o in objects if object_kind(state, o) == EVENT]
