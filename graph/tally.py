@@ -44,21 +44,6 @@ def count_statement() -> None:
         tally.statements += 1
 
 
-@contextmanager
-def timed(stage: str) -> Iterator[None]:
-    """Adds the time of the block to `stage` of the current request's tally (nothing outside a
-    request: ingest and background work are not timed by stage)."""
-    tally = _current.get()
-    if tally is None:
-        yield
-        return
-    began = time.perf_counter()
-    try:
-        yield
-    finally:
-        tally.seconds[stage] = tally.seconds.get(stage, 0.0) + time.perf_counter() - began
-
-
 class Laps:
     """Times consecutive sections of one function: each `lap(stage)` adds the time since the
     previous lap (or since the start) to `stage`, so the stages are disjoint and add up to the
