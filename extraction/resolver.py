@@ -248,7 +248,8 @@ class Resolver:
         if key in self.entities:
             return key
         if key in self._alias:
-            return self._alias[key]
+            # an alias of an alias (a guess merged into a name later merged again): the end
+            return self._merged(key) or key
         if exact:
             return key
         entity_type, value = split_key(key)
