@@ -126,17 +126,11 @@ def _group(relation_type: str) -> tuple[str, ...] | None:
 
 
 def _same_object(a: str, b: str) -> bool:
-    """The same object, an unresolved reference ("my sister", `ref:…`) on either side, which
-    names no other value, or a narrower thing of the same kind: a topic whose words hold the
-    other's ("painting" and "painting landscapes" — the one refines the other)."""
-    if a == b or a.startswith("ref:") or b.startswith("ref:"):
-        return True
-    kind_a, _, name_a = a.partition(":")
-    kind_b, _, name_b = b.partition(":")
-    if kind_a != kind_b or kind_a != "topic":
-        return False
-    words_a, words_b = set(name_a.split("_")), set(name_b.split("_"))
-    return words_a <= words_b or words_b <= words_a
+    """The same object, or an unresolved reference ("my sister", `ref:…`) on either side, which
+    names no other value. (A topic whose words hold the other's — "video game tournament" and
+    "regional video game tournament" — was tried: on LoCoMo dev it added 5 merges to 100, and
+    among them two different wins of two tournaments; it is not the same object.)"""
+    return a == b or a.startswith("ref:") or b.startswith("ref:")
 
 
 def compatible(a: Fact, b: Fact) -> bool:
