@@ -11,7 +11,7 @@ it, cites it. R@8 is the share of a question's evidence turns found, averaged.
 
 Target: at least 20% fewer memories with merge on, R@8 within 0.01 of merge off.
 
-    .venv/bin/python bench/merge.py [--only 26,30] [--neighbour-max 1.0]
+    .venv/bin/python bench/merge.py [--only 26,30] [--neighbour-max 1.0] [--neighbour-rise 1.0]
 """
 
 from __future__ import annotations
@@ -126,10 +126,14 @@ def run(files: list[Path], merge: bool) -> tuple[int, int, list[float], int, flo
             print(f"  {user} ({'on' if merge else 'off'}): done", file=sys.stderr)
         merger = runtime.service._writer.merger
         if merge:
-            values = sorted(r.value for r in merger.refused if r.gate == "neighbours")
+            values = sorted(
+                (round(r.value, 3), round(r.value - r.before, 3))
+                for r in merger.refused
+                if r.gate == "neighbours"
+            )
             print(
-                f"  gate outcomes: {dict(merger.outcomes)}; neighbour refusals' values: "
-                f"{[round(v, 3) for v in values]}"
+                f"  gate outcomes: {dict(merger.outcomes)}; neighbour refusals' "
+                f"(crowding, rise over the sources): {values}"
             )
     return written, stored, recalls, merged, spent
 
@@ -139,12 +143,23 @@ def main() -> None:
     parser.add_argument("--data", default=str(DEFAULT_DATA))
     parser.add_argument("--only", help="conversation stems, e.g. 26,30")
     parser.add_argument(
+        "--neighbour-rise",
+        type=float,
+        help="the neighbour gate's allowed rise over the sources' crowding for this run "
+        "(graph/write/merge.py NEIGHBOUR_RISE; 1.0 turns the gate off)",
+    )
+    parser.add_argument(
         "--neighbour-max",
         type=float,
         help="the neighbour gate's bound for this run (graph/write/merge.py NEIGHBOUR_MAX; 1.0 "
         "turns the gate off), to see what it costs",
     )
     args = parser.parse_args()
+    if args.neighbour_rise is not None:
+        from graph.write import merge
+
+        merge.NEIGHBOUR_RISE = args.neighbour_rise
+        print(f"neighbour gate: rise over the sources' crowding <= {args.neighbour_rise}")
     if args.neighbour_max is not None:
         from graph.write import merge
 

@@ -376,3 +376,36 @@ def test_a_fact_about_a_speaker_stands_only_on_their_own_turn(api: Api) -> None:
     }
     api.ok(REMEMBER_MANY, inputs=[stated])
     assert ("WORKS_AT", "out", "org:google") in _facts(_card(api, user, "person:caroline"))
+
+
+def test_a_bare_yes_to_a_question_about_the_speaker_states_it_on_the_yes(api: Api) -> None:
+    """ "Did you move to Lisbon?" — "Yes!": the question states nothing, the answer confirms it in
+    the answerer's voice, so the fact stands on the confirming turn (extraction/confirm.py)."""
+    user = "kg-confirm"
+    ids = _say(api, user, [("Caroline", "Did you move to Lisbon?"), ("Melanie", "Yes!")])
+    moved = [
+        r
+        for r in _card(api, user, "person:melanie")["relations"]  # type: ignore[index]
+        if (r["type"], r["target"]["key"]) == ("MOVED_TO", "place:lisbon")
+    ]
+    assert moved and {e["id"] for e in moved[0]["evidence"]} == {ids[1]}
+    # the yes may come in a later call: the question is read back from the session
+    _say(api, user, [("Caroline", "Have you ever been to Paris?")], session="s2")
+    (yes,) = _say(api, user, [("Melanie", "Yeah, I have.")], session="s2")
+    visited = [
+        r
+        for r in _card(api, user, "person:melanie")["relations"]  # type: ignore[index]
+        if (r["type"], r["target"]["key"]) == ("VISITED", "place:paris")
+    ]
+    assert visited and {e["id"] for e in visited[0]["evidence"]} == {yes}
+
+
+def test_a_no_or_a_yes_to_a_statement_confirms_nothing(api: Api) -> None:
+    user = "kg-confirm-not"
+    _say(api, user, [("Caroline", "Did you move to Lisbon?"), ("Melanie", "No, not yet.")])
+    _say(api, user, [("Caroline", "Tom moved to Rome."), ("Melanie", "Yes!")], session="s2")
+    _say(api, user, [("Caroline", "Did you move to Oslo?"), ("Caroline", "Yes!")], session="s3")
+    for key in ("person:melanie", "person:caroline"):
+        card = _card(api, user, key)
+        facts = _facts(card) if card is not None else set()
+        assert not {f for f in facts if f[0] in {"MOVED_TO", "LIVES_IN"}}, facts

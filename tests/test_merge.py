@@ -40,6 +40,9 @@ def _probe(
 
 OLD = _fact("m1", "User's sister is Mary.", _unit(1, 0.5, 0), SISTER)
 NEW = _fact("m2", "User's sister Mary lives in Boston.", _unit(1, 0.6, 0.2), SISTER, LIVES)
+NURSE = _fact("m8", "User's sister Mary is a nurse.", OLD.vector, SISTER)
+JAZZ = _fact("m6", "User's sister Mary plays jazz.", _unit(1, 0.55, 0.1), SISTER)
+BOTH = f"{NURSE.text} {JAZZ.text}"
 
 
 def test_the_richer_text_is_kept_or_both_sentences() -> None:
@@ -69,26 +72,42 @@ def test_a_merge_that_passes_both_gates_folds_the_old_fact_into_the_new() -> Non
 def test_faithfulness_gate_refuses_a_merged_text_far_from_a_source(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    nurse = _fact("m8", "User's sister Mary is a nurse.", OLD.vector, SISTER)
-    jazz = _fact("m6", "User's sister Mary plays jazz.", _unit(1, 0.55, 0.1), SISTER)
-    both = merged_text(nurse, jazz)
-    assert both == f"{nurse.text} {jazz.text}"  # neither holds the other: both sentences
-    probe = _probe([nurse], {both: _unit(0, 0, 1)}, neighbours=[0.1])
-    _, merges, refusals = plan(jazz, probe)
+    both = merged_text(NURSE, JAZZ)
+    assert both == BOTH  # neither holds the other: both sentences
+    probe = _probe([NURSE], {both: _unit(0, 0, 1)}, neighbours=[0.1])
+    _, merges, refusals = plan(JAZZ, probe)
     assert not merges and [(r.gate, r.absorbed) for r in refusals] == [("faithfulness", "m8")]
     monkeypatch.setattr(merge, "FAITHFUL", -1.0)  # without the gate the merge would stand
-    assert plan(jazz, probe)[1]
+    assert plan(JAZZ, probe)[1]
 
 
-def test_neighbour_gate_refuses_a_merge_close_to_everything(
+def _crowded(scores: dict[str, list[float]]) -> Probe:
+    """NURSE stored, JAZZ new; each text's neighbour scores as given."""
+    probe = _probe([NURSE], {BOTH: _unit(1, 0.52, 0.05)})
+    return Probe(probe.nearest, probe.embed, lambda text, _v, _a: scores[text])
+
+
+def test_neighbour_gate_refuses_a_merge_closer_to_everything_than_its_sources(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    probe = _probe([OLD], {}, neighbours=[0.9, 0.8, 0.7, 0.1])
-    _, merges, refusals = plan(NEW, probe)
+    probe = _crowded(
+        {BOTH: [0.9, 0.8, 0.7, 0.1], NURSE.text: [0.7, 0.6, 0.5], JAZZ.text: [0.6, 0.6, 0.6]}
+    )
+    _, merges, refusals = plan(JAZZ, probe)
     assert not merges and refusals[0].gate == "neighbours"
-    assert refusals[0].value == pytest.approx(0.8)
-    monkeypatch.setattr(merge, "NEIGHBOUR_MAX", 1.0)  # without the gate the merge would stand
-    assert plan(NEW, probe)[1]
+    assert (refusals[0].value, refusals[0].before) == pytest.approx((0.8, 0.6))
+    monkeypatch.setattr(merge, "NEIGHBOUR_RISE", 1.0)  # without the gate the merge would stand
+    assert plan(JAZZ, probe)[1]
+
+
+def test_neighbour_gate_lets_a_merge_as_crowded_as_its_sources_stand() -> None:
+    """Over the bound but no closer to everything than a source already was: what the merge
+    changed is measured, not how crowded the user's memories of a topic are."""
+    probe = _crowded({BOTH: [0.8, 0.8, 0.8], NURSE.text: [0.78] * 3, JAZZ.text: [0.5] * 3})
+    _, merges, refusals = plan(JAZZ, probe)
+    assert merges and not refusals
+    below = _crowded({BOTH: [0.5] * 3, NURSE.text: [0.1] * 3, JAZZ.text: [0.1] * 3})
+    assert plan(JAZZ, below)[1]  # under the bound a merge stands whatever its rise
 
 
 def test_the_loop_reaches_a_fixed_point_over_several_facts() -> None:
@@ -201,30 +220,34 @@ def test_two_facts_of_one_batch_merge(api: Any) -> None:
 def test_the_neighbour_gate_scores_the_real_index_and_refuses_a_crowded_merge(
     api: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """On the write path the gate reads the user's FAISS and BM25 indexes: a merge whose text sits
-    among many memories like it is refused (both stay active); without the gate it stands."""
+    """On the write path the gate reads the user's FAISS and BM25 indexes: two facts that each
+    touch the crowd a little merge into both sentences, which sit among its memories far closer
+    than either did: refused (both stay active); without the gate it stands."""
     crowd = [
-        "My sister lives in Boston with her husband.",
-        "My sister and I talk every Sunday about Boston.",
-        "My sister visited me in Boston last spring.",
-        "My sister works at a hospital in Boston.",
+        "My sister is a nurse in Boston.",
+        "My sister works as a nurse at a Boston hospital.",
+        "Mary is a nurse and she lives in Boston.",
+        "My sister the nurse moved to Boston.",
     ]
     for user in ("merger-crowd", "merger-crowd-ungated"):
         turns = [{"userId": user, "text": t, "speaker": "Alice"} for t in crowd]
         api.ok(MANY, inputs=turns)
-        first = api.ok(FACT, input={**_stated("My sister is Mary."), "userId": user})["remember"]
+        first = api.ok(FACT, input={**_stated("My sister Mary is a nurse."), "userId": user})
         if user == "merger-crowd-ungated":
-            monkeypatch.setattr(merge, "NEIGHBOUR_MAX", 1.0)
+            monkeypatch.setattr(merge, "NEIGHBOUR_RISE", 1.0)
         fact = {**_stated("My sister Mary lives in Boston."), "userId": user}
         second = api.ok(FACT, input=fact)["remember"]
+        first_id = first["remember"]["id"]
         if user == "merger-crowd":
-            assert second["stored"] == "NEW"
             refused = api.runtime.service._writer.merger.refused[-1]
+            assert second["stored"] == "NEW", refused
             assert (refused.kept, refused.absorbed, refused.gate) == (
                 second["id"],
-                first["id"],
+                first_id,
                 "neighbours",
             )
+            assert refused.value > merge.NEIGHBOUR_MAX
+            assert refused.value - refused.before > merge.NEIGHBOUR_RISE
             assert api.runtime.store.count_memories(user) == 6
         else:
-            assert (second["stored"], second["earlierId"]) == ("MERGED", first["id"])
+            assert (second["stored"], second["earlierId"]) == ("MERGED", first_id)

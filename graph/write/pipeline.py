@@ -45,6 +45,7 @@ from graph.repeats import REPEAT_COSINE, Said, closest_repeat, said_whole
 from graph.store import Store
 from graph.validation import NewMemory, content_hash, validate_batch
 from graph.vectors import encode_embedding
+from graph.write.confirming import confirmations, with_confirmations
 from graph.write.merging import Folded, Merger
 from graph.write.rows import BatchRows, Written, build_rows
 from graph.write.screen import Screen
@@ -169,12 +170,11 @@ class WritePipeline:
         extractions, vectors = self._models.read_and_embed(
             [(batch[i].text, batch[i].speaker) for i in fresh]
         )
-        return _Prepared(
-            hashes,
-            fresh,
-            dict(zip(fresh, extractions, strict=True)),
-            dict(zip(fresh, vectors, strict=True)),
-        )
+        read = dict(zip(fresh, extractions, strict=True))
+        said = confirmations(self._store, user_id, batch, fresh)  # a bare "Yes" to a question
+        speakers = {p: batch[p].speaker for p in said}
+        with_confirmations(read, said, speakers, self._models.extractor.extract_many)
+        return _Prepared(hashes, fresh, read, dict(zip(fresh, vectors, strict=True)))
 
     def _dedupe(
         self,
