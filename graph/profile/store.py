@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from graph.profile.coverage import Rows
@@ -13,10 +14,15 @@ from graph.profile.rules import ExpertiseItem, Profile, Style
 from graph.profile.tally import SelfFact
 
 PROFILE_STATEMENTS = {
-    "session_self_facts",
+    "turn_self_facts",
     "session_tallies",
     "area_turns",
     "set_session_tally",
+    "day_turns",
+    "sessionless_days",
+    "day_tallies",
+    "set_day_tally",
+    "drop_day_tally",
     "write_profiles",
     "get_profiles",
     "profile_header",
@@ -32,6 +38,12 @@ PROFILE_STATEMENTS = {
 }
 
 Run = Callable[..., list[dict[str, Any]]]
+_DAY = 86_400.0
+
+
+def day_of(stamp: float) -> str:
+    """The UTC day of a time, as a DayTally names it ("2026-01-05")."""
+    return datetime.fromtimestamp(stamp, tz=UTC).strftime("%Y-%m-%d")
 
 
 @dataclass(frozen=True)
@@ -57,10 +69,9 @@ class ProfileStore:
     def __init__(self, run: Run) -> None:
         self._run = run
 
-    def self_facts(self, user_id: str, session_id: str, types: Sequence[str]) -> list[SelfFact]:
-        rows = self._run(
-            "session_self_facts", user_id=user_id, session_id=session_id, types=list(types)
-        )
+    def self_facts(self, user_id: str, ids: Sequence[str], types: Sequence[str]) -> list[SelfFact]:
+        """The typed facts of `types` that the turns `ids` state about their own speaker."""
+        rows = self._run("turn_self_facts", user_id=user_id, ids=list(ids), types=list(types))
         return [
             SelfFact(
                 speaker_key=r["speaker_key"],
@@ -87,6 +98,28 @@ class ProfileStore:
 
     def set_tally(self, user_id: str, session_id: str, tally: str) -> None:
         self._run("set_session_tally", user_id=user_id, session_id=session_id, tally=tally)
+
+    def day_turn_ids(self, user_id: str, day: str) -> list[str]:
+        """The ids of the user's turns without a session said on `day` (UTC), in order."""
+        start = datetime.fromisoformat(day).replace(tzinfo=UTC).timestamp()
+        rows = self._run("day_turns", user_id=user_id, start=start, end=start + _DAY)
+        return [str(r["id"]) for r in rows]
+
+    def sessionless_days(self, user_id: str) -> list[str]:
+        """Every UTC day with turns of the user's without a session."""
+        rows = self._run("sessionless_days", user_id=user_id)
+        return [day_of(int(r["day"]) * _DAY) for r in rows if r.get("day") is not None]
+
+    def day_tallies(self, user_id: str) -> list[tuple[str, str | None]]:
+        """(day, tally JSON) of every day with a stored tally."""
+        return [(r["day"], r.get("tally")) for r in self._run("day_tallies", user_id=user_id)]
+
+    def set_day_tally(self, user_id: str, day: str, tally: str | None) -> None:
+        """Stores a day's tally; None drops it (no sessionless turn is left that day)."""
+        if tally is None:
+            self._run("drop_day_tally", user_id=user_id, day=day)
+        else:
+            self._run("set_day_tally", user_id=user_id, day=day, tally=tally)
 
     def write(self, user_id: str, profiles: Sequence[Profile], now: float) -> None:
         self._run(

@@ -3,14 +3,18 @@
 When a session ends (`endSession`, or the idle-session sweep) its tally is computed from its own
 turns and the facts they state (graph/profile/tally.py) and stored on the session node; then the
 tallies of all the user's ended sessions are folded into profiles (graph/profile/rules.py) and the
-user's (:Profile) and (:Expertise) nodes are replaced. Forgetting a turn tallies its session again
-and folds, so the turn leaves every item's evidence (an item with none left goes); `forgetUser`
-deletes the profiles with everything else. `refreshProfile` tallies every ended session again.
+user's (:Profile) and (:Expertise) nodes are replaced. Turns written without a sessionId are
+tallied per UTC day of their occurredAt on a (:DayTally), again after each write that adds to
+that day, and folded with the sessions. Forgetting a turn tallies its session (or day) again and
+folds, so the turn leaves every item's evidence (an item with none left goes); `forgetUser`
+deletes the profiles and day tallies with everything else. `refreshProfile` tallies every ended
+session and sessionless day again.
 Each update then builds the user's knowledge indexes again (graph/write/knowledge.py).
 
-The cost of an update is one session's turns plus one small JSON tally per ended session: it
-grows with the number of sessions, never with a scan of the user's memories, and it runs on the
-service's background thread, so no request waits for it (bench/profiles.py measures it).
+The cost of an update is one session's (or day's) turns plus one small JSON tally per ended
+session and sessionless day: it grows with the number of sessions and days, never with a scan of
+the user's memories, and it runs on the service's background thread, so no request waits for it
+(bench/profiles.py measures it).
 """
 
 from __future__ import annotations
@@ -19,10 +23,13 @@ import logging
 import threading
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from graph.background import Background
+from graph.ids import MemoryId
 from graph.profile import rules
 from graph.profile.tally import SessionTally, TurnFacts, tally_session
+from graph.records import MemoryRecord
 from graph.store import Store
 from graph.write.knowledge import refresh_indexes
 
@@ -44,11 +51,19 @@ EXPERTISE_TYPES = (
 )
 
 
+@dataclass
+class Due:
+    """What an update tallies again: sessions by id, sessionless days by UTC day."""
+
+    sessions: set[str] = field(default_factory=set)
+    days: set[str] = field(default_factory=set)
+
+
 class ProfileWriter:
     def __init__(self, store: Store, background: Background) -> None:
         self._store = store
         self._background = background
-        self._pending: dict[str, set[str]] = {}
+        self._pending: dict[str, Due] = {}
         self._lock = threading.Lock()
 
     def session_ended(self, user_id: str, session_id: str) -> None:
@@ -56,49 +71,51 @@ class ProfileWriter:
         Sessions that end while an update of the same user waits join it: a bulk ingest that
         ends thousands of sessions folds and reindexes as often as the background catches up,
         not once per session."""
+        self._queue(user_id, Due(sessions={session_id}))
+
+    def days_changed(self, user_id: str, days: Iterable[str]) -> None:
+        """Queues the update for UTC days whose turns without a session were written or
+        forgotten; it joins a waiting update of the user as sessions do."""
+        self._queue(user_id, Due(days=set(days)))
+
+    def _queue(self, user_id: str, due: Due) -> None:
         with self._lock:
             waiting = user_id in self._pending
-            self._pending.setdefault(user_id, set()).add(session_id)
+            queued = self._pending.setdefault(user_id, Due())
+            queued.sessions |= due.sessions
+            queued.days |= due.days
         if not waiting:
             self._background.run(self._run_pending, user_id)
 
     def _run_pending(self, user_id: str) -> None:
         with self._lock:
-            sessions = self._pending.pop(user_id, set())
-        self.update(user_id, sessions)
+            due = self._pending.pop(user_id, Due())
+        fold(self._store, user_id, due)
 
     def update(self, user_id: str, sessions: Iterable[str]) -> list[rules.Profile]:
         """Tallies `sessions` (those that have ended) again, then folds and writes."""
-        return self._fold(user_id, set(sessions))
+        return fold(self._store, user_id, Due(sessions=set(sessions)))
 
     def rebuild(self, user_id: str) -> list[rules.Profile]:
-        """Tallies every ended session again, folds and writes: `refreshProfile`."""
-        return self._fold(user_id, None)
-
-    def _fold(self, user_id: str, again: set[str] | None) -> list[rules.Profile]:
-        return fold(self._store, user_id, again)
+        """Tallies every ended session and sessionless day again, folds and writes:
+        `refreshProfile`."""
+        return fold(self._store, user_id, None)
 
     def tally(self, user_id: str, session_id: str) -> SessionTally:
         return tally(self._store, user_id, session_id)
 
 
-def fold(store: Store, user_id: str, again: set[str] | None) -> list[rules.Profile]:
-    """Folds the tallies of the user's ended sessions into profiles and writes them, tallying
-    again the sessions in `again` (all with None) and those without a current tally; then builds
-    the user's knowledge indexes again."""
+def fold(store: Store, user_id: str, again: Due | None) -> list[rules.Profile]:
+    """Folds the tallies of the user's ended sessions and sessionless days into profiles and
+    writes them, tallying again those in `again` (all with None) and those without a current
+    tally; then builds the user's knowledge indexes again."""
     started = time.perf_counter()
-    tallies: list[SessionTally] = []
-    for session_id, stored in store.profiles.tallies(user_id):
-        counted = SessionTally.from_json(stored) if stored else None
-        if counted is None or again is None or session_id in again:
-            counted = tally(store, user_id, session_id)
-            store.profiles.set_tally(user_id, session_id, counted.to_json())
-        tallies.append(counted)
+    tallies = _session_tallies(store, user_id, again) + _day_tallies(store, user_id, again)
     turns = store.profiles.area_turns(user_id, rules.areas(tallies))
     profiles = rules.build(tallies, turns)
     store.profiles.write(user_id, profiles, time.time())
     log.info(
-        "profiles of %s: %d sessions folded in %.0f ms",
+        "profiles of %s: %d sessions and days folded in %.0f ms",
         user_id,
         len(tallies),
         (time.perf_counter() - started) * 1000,
@@ -107,15 +124,60 @@ def fold(store: Store, user_id: str, again: set[str] | None) -> list[rules.Profi
     return profiles
 
 
+def _session_tallies(store: Store, user_id: str, again: Due | None) -> list[SessionTally]:
+    tallies: list[SessionTally] = []
+    for session_id, stored in store.profiles.tallies(user_id):
+        counted = SessionTally.from_json(stored) if stored else None
+        if counted is None or again is None or session_id in again.sessions:
+            counted = tally(store, user_id, session_id)
+            store.profiles.set_tally(user_id, session_id, counted.to_json())
+        tallies.append(counted)
+    return tallies
+
+
+def _day_tallies(store: Store, user_id: str, again: Due | None) -> list[SessionTally]:
+    """The tallies of the sessionless days: stored ones, and those of the days in `again` (every
+    day with such turns on a rebuild) made anew; a day left without turns loses its tally."""
+    stored = dict(store.profiles.day_tallies(user_id))
+    fresh = set(store.profiles.sessionless_days(user_id)) if again is None else again.days
+    tallies: list[SessionTally] = []
+    for day in sorted(set(stored) | fresh):
+        text = stored.get(day)
+        counted = SessionTally.from_json(text) if text else None
+        if counted is None or day in fresh:
+            counted = tally_day(store, user_id, day)
+            empty = not counted.speakers and counted.started == 0.0
+            store.profiles.set_day_tally(user_id, day, None if empty else counted.to_json())
+            if empty:
+                continue
+        tallies.append(counted)
+    return tallies
+
+
 def tally(store: Store, user_id: str, session_id: str) -> SessionTally:
     """One session's tally from its turns, what the graph found in them, and its speakers' own
     facts."""
     turns = [t for t in store.session_turns(user_id, session_id) if t.kind == "turn"]
+    return _tally(store, user_id, session_id, turns, day=False)
+
+
+def tally_day(store: Store, user_id: str, day: str) -> SessionTally:
+    """One UTC day's tally of the user's turns without a session."""
+    ids = store.profiles.day_turn_ids(user_id, day)
+    records = store.memories(user_id, ids)
+    turns = [records[MemoryId(i)] for i in ids if MemoryId(i) in records]
+    return _tally(store, user_id, day, turns, day=True)
+
+
+def _tally(
+    store: Store, user_id: str, name: str, turns: list[MemoryRecord], *, day: bool
+) -> SessionTally:
     if not turns:
-        return SessionTally(session_id, 0.0, 0.0)
+        return SessionTally(name, 0.0, 0.0, day=day)
     found = {
         str(f.id): TurnFacts({key: key.split(":", 1)[0] for key in f.entity_keys}, f.speaker_keys)
         for f in store.memory_facts(user_id, [t.id for t in turns]).values()
     }
-    facts = store.profiles.self_facts(user_id, session_id, EXPERTISE_TYPES)
-    return tally_session(session_id, turns, found, facts)
+    ids = [str(t.id) for t in turns]
+    facts = store.profiles.self_facts(user_id, ids, EXPERTISE_TYPES)
+    return tally_session(name, turns, found, facts, day=day)
