@@ -154,7 +154,7 @@ def test_end_session_builds_the_profile(keyed: Api) -> None:
 
 def test_memories_without_a_session_build_a_profile(keyed: Api) -> None:
     """Each write without a sessionId tallies its UTC day again in the background."""
-    days = [day for day, _ in keyed.runtime.store.profiles.day_tallies("cal")]
+    days = [d.name for d in keyed.runtime.store.profiles.day_tallies("cal")]
     assert days == ["2026-03-02", "2026-03-09", "2026-03-16"]
     profile = _ok(keyed, "cal", PROFILE, u="cal", speaker=None)["profile"]
     assert profile["speaker"] == "Cal" and profile["built"]
@@ -168,15 +168,27 @@ def test_memories_without_a_session_build_a_profile(keyed: Api) -> None:
     assert profile["style"]["providesStructuredData"] is True
 
 
+def _index(api: Api, user: str, domain: str | None = None) -> dict[str, Any]:
+    """The stored knowledge index, less the time it was built."""
+    index = _ok(api, user, INDEX, u=user, d=domain)["knowledgeIndex"]
+    return {k: v for k, v in index.items() if k != "lastReindexed"}
+
+
 def test_incremental_update_equals_rebuild(keyed: Api) -> None:
-    """For sessions and for days without a session alike."""
-    incremental = _stored(keyed, "bea")
+    """Profiles and knowledge index, for sessions and for days without a session alike: the
+    index folded from the shares stored session by session and day by day equals the one folded
+    after every session and day was tallied again."""
+    incremental, index = _stored(keyed, "bea"), _index(keyed, "bea")
+    assert index["totalEntries"] == 10 and index["themes"] == ["violin"]
     assert _ok(keyed, "bea", REFRESH, u="bea")["refreshProfile"]["sessionsCompleted"] == 3
     assert _stored(keyed, "bea") == incremental
-    sessionless = _stored(keyed, "cal")
+    assert _index(keyed, "bea") == index
+    sessionless, index = _stored(keyed, "cal"), _index(keyed, "cal")
     assert sessionless and sessionless[0]["expertise"]
+    assert index["totalEntries"] == 4 and index["categories"]
     assert _ok(keyed, "cal", REFRESH, u="cal")["refreshProfile"]["sessionsCompleted"] == 0
     assert _stored(keyed, "cal") == sessionless
+    assert _index(keyed, "cal") == index
 
 
 CONTEXT = """query($u: ID!, $m: String!, $asOf: DateTime, $budget: Int) {
@@ -248,7 +260,7 @@ def test_forget_without_a_session_removes_evidence(keyed: Api) -> None:
     left = next(i for i in after["expertise"] if "bowl" in i["area"])
     assert [e["id"] for e in left["evidence"]] == [i for i in ids if i != march_16]
     assert after["entriesContributed"] == 3
-    days = [day for day, _ in keyed.runtime.store.profiles.day_tallies("cal")]
+    days = [d.name for d in keyed.runtime.store.profiles.day_tallies("cal")]
     assert days == ["2026-03-02", "2026-03-09"]  # a day left without turns loses its tally
     before_rebuild = _stored(keyed, "cal")
     keyed.runtime.service.profiles.rebuild("cal")
@@ -361,6 +373,11 @@ def test_knowledge_index_per_domain_with_gaps(keyed: Api) -> None:
     assert body["errors"][0]["message"].startswith("domain: ")
     bad = _as(keyed, "bob", REMEMBER, inputs=[{**inputs[0], "externalId": "x", "domain": "A B"}])
     assert bad["errors"][0]["message"].startswith("domain: ")
+    # the per-domain index folded session by session equals one folded after a rebuild
+    folded, everything = _index(keyed, "bob", "village-history"), _index(keyed, "bob")
+    _ok(keyed, "bob", REFRESH, u="bob")
+    assert _index(keyed, "bob", "village-history") == folded
+    assert _index(keyed, "bob") == everything
 
 
 def test_one_key_never_reads_another_users_index(keyed: Api) -> None:
@@ -539,3 +556,45 @@ def test_gaps_are_ranked_by_kind_with_questions() -> None:
     travel = next(c for c in index.categories if c.name == "travel")
     assert (travel.entry_count, travel.weak) == (1, ("places visited",))
     assert coverage.from_json(coverage.to_json(index)) == index
+
+
+def test_index_shares_fold_by_domain_and_merge_both_ends() -> None:
+    """An occasion's share splits its turns by domain; a relation read from both its ends is one
+    relation; folding the shares gives the rows an index is built from."""
+    from graph.profile.coverage_tally import CoverageTally, fold, tally_coverage
+    from graph.records import MemoryRecord
+
+    def turn(i: str, domain: str | None, event: float | None = None) -> MemoryRecord:
+        return MemoryRecord(
+            i, "u", "text", "Ann", None, 10.0, 10.0, None, 1, False, None, None, 10.0, 0,
+            kind="turn", event_start=event, domain=domain,
+        )  # fmt: skip
+
+    mentions = [
+        {"id": "a", "key": "place:oslo", "type": "place", "label": "Oslo", "unnamed": False},
+        {"id": "b", "key": "place:oslo", "type": "place", "label": "Oslo", "unnamed": False},
+    ]
+    ends = {"src_key": "person:ann", "src": "Ann", "type": "VISITED", "dst_key": "place:oslo"}
+    relations = [
+        {**ends, "dst": "Oslo", "dst_type": "place", "evidence": ["a"]},
+        {**ends, "dst": "Oslo", "dst_type": "place", "evidence": ["a", "b"]},
+    ]
+    share = tally_coverage("s1", [turn("a", None, 5.0), turn("b", "trips")], mentions, relations)
+    assert CoverageTally.from_json(share.to_json()) == share
+    day = tally_coverage("2026-01-01", [turn("c", None)], [], [], day=True)
+    everything = fold([share, day], None)
+    assert [m["id"] for m in everything.memories] == ["a", "b", "c"]
+    assert [m["session_id"] for m in everything.memories] == ["s1", "s1", None]
+    assert everything.relations == [
+        {
+            "type": "VISITED",
+            "evidence": ["a", "b"],
+            "src": "Ann",
+            "dst": "Oslo",
+            "dst_type": "place",
+        }
+    ]
+    assert everything.entities[0]["mentions"] == 2 and everything.entities[0]["sessions"] == ["s1"]
+    trips = fold([share, day], "trips")
+    assert [m["id"] for m in trips.memories] == ["b"] and trips.relations[0]["evidence"] == ["b"]
+    assert fold([share, day], "work").memories == []

@@ -8,8 +8,9 @@ tallied per UTC day of their occurredAt on a (:DayTally), again after each write
 that day, and folded with the sessions. Forgetting a turn tallies its session (or day) again and
 folds, so the turn leaves every item's evidence (an item with none left goes); `forgetUser`
 deletes the profiles and day tallies with everything else. `refreshProfile` tallies every ended
-session and sessionless day again.
-Each update then builds the user's knowledge indexes again (graph/write/knowledge.py).
+session and sessionless day again. Each session and day also keeps its share of the knowledge
+indexes (graph/profile/coverage_tally.py), tallied with it; each update then folds the shares into
+the user's indexes (graph/write/knowledge.py), so neither reads the user's whole history.
 
 The cost of an update is one session's (or day's) turns plus one small JSON tally per ended
 session and sessionless day: it grows with the number of sessions and days, never with a scan of
@@ -27,11 +28,13 @@ from dataclasses import dataclass, field
 
 from graph.background import Background
 from graph.ids import MemoryId
-from graph.profile import rules
+from graph.profile import coverage, rules
+from graph.profile.coverage_tally import CoverageTally, tally_coverage
+from graph.profile.store import Stored
 from graph.profile.tally import SessionTally, TurnFacts, tally_session
 from graph.records import MemoryRecord
 from graph.store import Store
-from graph.write.knowledge import refresh_indexes
+from graph.write.knowledge import build_index, refresh_indexes
 
 log = logging.getLogger("recollect.profiles")
 
@@ -101,16 +104,25 @@ class ProfileWriter:
         `refreshProfile`."""
         return fold(self._store, user_id, None)
 
-    def tally(self, user_id: str, session_id: str) -> SessionTally:
+    def tally(self, user_id: str, session_id: str) -> Counted:
         return tally(self._store, user_id, session_id)
+
+
+@dataclass(frozen=True)
+class Counted:
+    """A session's or sessionless day's two tallies: for the profiles and for the indexes."""
+
+    profile: SessionTally
+    coverage: CoverageTally
 
 
 def fold(store: Store, user_id: str, again: Due | None) -> list[rules.Profile]:
     """Folds the tallies of the user's ended sessions and sessionless days into profiles and
     writes them, tallying again those in `again` (all with None) and those without a current
-    tally; then builds the user's knowledge indexes again."""
+    tally; then folds their shares into the user's knowledge indexes."""
     started = time.perf_counter()
-    tallies = _session_tallies(store, user_id, again) + _day_tallies(store, user_id, again)
+    counted = counted_all(store, user_id, again)
+    tallies = [c.profile for c in counted]
     turns = store.profiles.area_turns(user_id, rules.areas(tallies))
     profiles = rules.build(tallies, turns)
     store.profiles.write(user_id, profiles, time.time())
@@ -120,49 +132,73 @@ def fold(store: Store, user_id: str, again: Due | None) -> list[rules.Profile]:
         len(tallies),
         (time.perf_counter() - started) * 1000,
     )
-    refresh_indexes(store, user_id)
+    refresh_indexes(store, user_id, [c.coverage for c in counted])
     return profiles
 
 
-def _session_tallies(store: Store, user_id: str, again: Due | None) -> list[SessionTally]:
-    tallies: list[SessionTally] = []
-    for session_id, stored in store.profiles.tallies(user_id):
-        counted = SessionTally.from_json(stored) if stored else None
-        if counted is None or again is None or session_id in again.sessions:
-            counted = tally(store, user_id, session_id)
-            store.profiles.set_tally(user_id, session_id, counted.to_json())
+def counted_all(store: Store, user_id: str, again: Due | None) -> list[Counted]:
+    """Every ended session's and sessionless day's tallies, in the order they began."""
+    counted = _session_tallies(store, user_id, again) + _day_tallies(store, user_id, again)
+    return sorted(counted, key=lambda c: (c.profile.started, c.profile.day, c.profile.session_id))
+
+
+def read_index(store: Store, user_id: str, domain: str | None) -> coverage.Index:
+    """The stored index, folded now from the stored shares when there is none yet (a domain
+    asked for the first time)."""
+    stored = store.knowledge.load(user_id, domain)
+    if stored:
+        return coverage.from_json(stored)
+    shares = [c.coverage for c in counted_all(store, user_id, Due())]
+    return build_index(store, user_id, domain, shares)
+
+
+def _parsed(stored: Stored) -> Counted | None:
+    profile = SessionTally.from_json(stored.tally) if stored.tally else None
+    share = CoverageTally.from_json(stored.coverage) if stored.coverage else None
+    return None if profile is None or share is None else Counted(profile, share)
+
+
+def _session_tallies(store: Store, user_id: str, again: Due | None) -> list[Counted]:
+    tallies: list[Counted] = []
+    for stored in store.profiles.tallies(user_id):
+        counted = _parsed(stored)
+        if counted is None or again is None or stored.name in again.sessions:
+            counted = tally(store, user_id, stored.name)
+            store.profiles.set_tally(
+                user_id, stored.name, counted.profile.to_json(), counted.coverage.to_json()
+            )
         tallies.append(counted)
     return tallies
 
 
-def _day_tallies(store: Store, user_id: str, again: Due | None) -> list[SessionTally]:
+def _day_tallies(store: Store, user_id: str, again: Due | None) -> list[Counted]:
     """The tallies of the sessionless days: stored ones, and those of the days in `again` (every
-    day with such turns on a rebuild) made anew; a day left without turns loses its tally."""
-    stored = dict(store.profiles.day_tallies(user_id))
+    day with such turns on a rebuild) made anew; a day left without turns loses its tallies."""
+    stored = {s.name: s for s in store.profiles.day_tallies(user_id)}
     fresh = set(store.profiles.sessionless_days(user_id)) if again is None else again.days
-    tallies: list[SessionTally] = []
+    tallies: list[Counted] = []
     for day in sorted(set(stored) | fresh):
-        text = stored.get(day)
-        counted = SessionTally.from_json(text) if text else None
+        counted = _parsed(stored[day]) if day in stored else None
         if counted is None or day in fresh:
             counted = tally_day(store, user_id, day)
-            empty = not counted.speakers and counted.started == 0.0
-            store.profiles.set_day_tally(user_id, day, None if empty else counted.to_json())
-            if empty:
+            if counted.profile.started == 0.0 and not counted.profile.speakers:
+                store.profiles.set_day_tally(user_id, day, None)
                 continue
+            profile, share = counted.profile.to_json(), counted.coverage.to_json()
+            store.profiles.set_day_tally(user_id, day, profile, share)
         tallies.append(counted)
     return tallies
 
 
-def tally(store: Store, user_id: str, session_id: str) -> SessionTally:
-    """One session's tally from its turns, what the graph found in them, and its speakers' own
+def tally(store: Store, user_id: str, session_id: str) -> Counted:
+    """One session's tallies from its turns, what the graph found in them, and its speakers' own
     facts."""
     turns = [t for t in store.session_turns(user_id, session_id) if t.kind == "turn"]
     return _tally(store, user_id, session_id, turns, day=False)
 
 
-def tally_day(store: Store, user_id: str, day: str) -> SessionTally:
-    """One UTC day's tally of the user's turns without a session."""
+def tally_day(store: Store, user_id: str, day: str) -> Counted:
+    """One UTC day's tallies of the user's turns without a session."""
     ids = store.profiles.day_turn_ids(user_id, day)
     records = store.memories(user_id, ids)
     turns = [records[MemoryId(i)] for i in ids if MemoryId(i) in records]
@@ -171,13 +207,17 @@ def tally_day(store: Store, user_id: str, day: str) -> SessionTally:
 
 def _tally(
     store: Store, user_id: str, name: str, turns: list[MemoryRecord], *, day: bool
-) -> SessionTally:
+) -> Counted:
     if not turns:
-        return SessionTally(name, 0.0, 0.0, day=day)
+        return Counted(SessionTally(name, 0.0, 0.0, day=day), CoverageTally(name, day))
     found = {
         str(f.id): TurnFacts({key: key.split(":", 1)[0] for key in f.entity_keys}, f.speaker_keys)
         for f in store.memory_facts(user_id, [t.id for t in turns]).values()
     }
     ids = [str(t.id) for t in turns]
     facts = store.profiles.self_facts(user_id, ids, EXPERTISE_TYPES)
-    return tally_session(name, turns, found, facts, day=day)
+    mentions, relations = store.profiles.coverage_rows(user_id, ids)
+    return Counted(
+        tally_session(name, turns, found, facts, day=day),
+        tally_coverage(name, turns, mentions, relations, day=day),
+    )
