@@ -77,6 +77,7 @@ class MemoryService:
         self._edits = Edits(store, self.caches)
         self.profiles = ProfileWriter(store, self.background)
         self._writer.after_sessionless = self.profiles.days_changed
+        self._writer.after_relinked = self.profiles.relinked
 
     def close(self) -> None:
         self.background.close()

@@ -526,7 +526,7 @@ def test_temporal_buckets_fit_the_span() -> None:
 
 def test_gaps_are_ranked_by_kind_with_questions() -> None:
     rows = coverage.Rows(
-        memories=[{"id": "m1", "occurred_at": 0.0, "event_start": None, "session_id": "s1"}],
+        memories=[("m1", 0.0, None)],
         entities=[
             {
                 "key": "person:x",
@@ -583,8 +583,8 @@ def test_index_shares_fold_by_domain_and_merge_both_ends() -> None:
     assert CoverageTally.from_json(share.to_json()) == share
     day = tally_coverage("2026-01-01", [turn("c", None)], [], [], day=True)
     everything = fold([share, day], None)
-    assert [m["id"] for m in everything.memories] == ["a", "b", "c"]
-    assert [m["session_id"] for m in everything.memories] == ["s1", "s1", None]
+    assert [m[0] for m in everything.memories] == ["a", "b", "c"]
+    assert everything.memories[0] == ["a", 10.0, 5.0]
     assert everything.relations == [
         {
             "type": "VISITED",
@@ -596,5 +596,5 @@ def test_index_shares_fold_by_domain_and_merge_both_ends() -> None:
     ]
     assert everything.entities[0]["mentions"] == 2 and everything.entities[0]["sessions"] == ["s1"]
     trips = fold([share, day], "trips")
-    assert [m["id"] for m in trips.memories] == ["b"] and trips.relations[0]["evidence"] == ["b"]
+    assert [m[0] for m in trips.memories] == ["b"] and trips.relations[0]["evidence"] == ["b"]
     assert fold([share, day], "work").memories == []

@@ -109,8 +109,8 @@ def fold(
 ) -> Rows:
     """The rows an index is built from: every occasion's share of `domain` (all with None)
     added up; `threads` are kept for the sessions that have turns in it."""
-    memories: list[dict[str, Any]] = []
-    entities: dict[str, dict[str, Any]] = {}
+    memories: list[list[Any]] = []
+    entities: dict[str, _Entity] = {}
     relations: dict[tuple[str, str, str], dict[str, Any]] = {}
     sessions: set[str] = set()
     for tally in tallies:
@@ -120,28 +120,46 @@ def fold(
             session = None if tally.day else tally.occasion
             if part.memories and session is not None:
                 sessions.add(session)
-            memories += [
-                {"id": i, "occurred_at": at, "event_start": event, "session_id": session}
-                for i, at, event in part.memories
-            ]
+            memories += part.memories
             _add_entities(entities, part, session)
             _add_relations(relations, part)
     return Rows(
         memories,
-        list(entities.values()),
+        [e.row(key) for key, e in entities.items()],
         list(relations.values()),
         [t for t in threads if t["id"] in sessions],
     )
 
 
-def _add_entities(entities: dict[str, dict[str, Any]], part: Part, session: str | None) -> None:
+@dataclass
+class _Entity:
+    kind: str
+    label: str
+    unnamed: bool
+    mentions: int = 0
+    sessions: dict[str, None] = field(default_factory=dict)  # in order, each once
+
+    def row(self, key: str) -> dict[str, Any]:
+        return {
+            "key": key,
+            "type": self.kind,
+            "label": self.label,
+            "unnamed": self.unnamed,
+            "mentions": self.mentions,
+            "sessions": list(self.sessions),
+        }
+
+
+def _add_entities(entities: dict[str, _Entity], part: Part, session: str | None) -> None:
     for key, (kind, label, unnamed, mentions) in part.entities.items():
-        entry = entities.setdefault(key, {"key": key, "mentions": 0, "sessions": []})
-        # the newest occasion's label and type: a later naming or merge shows
-        entry.update(type=kind, label=label, unnamed=unnamed)
-        entry["mentions"] += mentions
-        if session is not None and session not in entry["sessions"]:
-            entry["sessions"].append(session)
+        entry = entities.get(key)
+        if entry is None:
+            entry = entities[key] = _Entity(kind, label, unnamed)
+        else:  # the newest occasion's label and type: a later naming or merge shows
+            entry.kind, entry.label, entry.unnamed = kind, label, unnamed
+        entry.mentions += mentions
+        if session is not None:
+            entry.sessions[session] = None
 
 
 def _add_relations(relations: dict[tuple[str, str, str], dict[str, Any]], part: Part) -> None:

@@ -23,14 +23,14 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from graph.background import Background
 from graph.ids import MemoryId
 from graph.profile import coverage, rules
 from graph.profile.coverage_tally import CoverageTally, tally_coverage
-from graph.profile.store import Stored
+from graph.profile.store import Stored, day_of
 from graph.profile.tally import SessionTally, TurnFacts, tally_session
 from graph.records import MemoryRecord
 from graph.store import Store
@@ -67,6 +67,7 @@ class ProfileWriter:
         self._store = store
         self._background = background
         self._pending: dict[str, Due] = {}
+        self._stale: dict[str, Due] = {}  # tallied again at the user's next update
         self._lock = threading.Lock()
 
     def session_ended(self, user_id: str, session_id: str) -> None:
@@ -81,6 +82,21 @@ class ProfileWriter:
         forgotten; it joins a waiting update of the user as sessions do."""
         self._queue(user_id, Due(days=set(days)))
 
+    def relinked(self, user_id: str, memory_ids: Sequence[str]) -> None:
+        """Earlier memories a write linked to a topic that recurs now: the index shares of their
+        sessions (or days) count the topic's mentions without them, so the user's next update
+        tallies those again. Looked up in the background; schedules no update of its own."""
+        self._background.run(self._mark_stale, user_id, list(memory_ids))
+
+    def _mark_stale(self, user_id: str, memory_ids: list[str]) -> None:
+        found = self._store.memories(user_id, memory_ids).values()
+        sessions = {m.session_id for m in found if m.session_id is not None}
+        days = {day_of(m.occurred_at) for m in found if m.session_id is None and m.kind == "turn"}
+        with self._lock:
+            stale = self._stale.setdefault(user_id, Due())
+            stale.sessions |= sessions
+            stale.days |= days
+
     def _queue(self, user_id: str, due: Due) -> None:
         with self._lock:
             waiting = user_id in self._pending
@@ -93,6 +109,9 @@ class ProfileWriter:
     def _run_pending(self, user_id: str) -> None:
         with self._lock:
             due = self._pending.pop(user_id, Due())
+            stale = self._stale.pop(user_id, Due())
+        due.sessions |= stale.sessions
+        due.days |= stale.days
         fold(self._store, user_id, due)
 
     def update(self, user_id: str, sessions: Iterable[str]) -> list[rules.Profile]:
