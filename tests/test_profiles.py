@@ -19,7 +19,7 @@ from extraction.extractor import Extractor
 from graph.profile import coverage, rules, signals
 from tests.conftest import Api, close_api, embedded_only, open_api
 
-KEYS = {"bea": "key-bea", "bob": "key-bob", "cal": "key-cal"}
+KEYS = {"bea": "key-bea", "bob": "key-bob", "cal": "key-cal", "dee": "key-dee"}
 REMEMBER = "mutation($inputs: [MemoryInput!]!) { rememberMany(inputs: $inputs) { id } }"
 END = "mutation($u: ID!, $s: ID!) { endSession(userId: $u, sessionId: $s) { turnCount } }"
 PROFILE = """query($u: ID!, $speaker: String) { profile(userId: $u, speaker: $speaker) {
@@ -265,6 +265,25 @@ def test_forget_without_a_session_removes_evidence(keyed: Api) -> None:
     before_rebuild = _stored(keyed, "cal")
     keyed.runtime.service.profiles.rebuild("cal")
     assert _stored(keyed, "cal") == before_rebuild
+
+
+def test_a_recurring_topic_relinks_an_ended_sessions_share(keyed: Api) -> None:
+    """A topic said once is a candidate; when it recurs in a later session it becomes an entity
+    mentioned by the earlier turn too: that ended session's index share is tallied again at the
+    next update, so the folded index still equals a rebuild."""
+    said = [
+        ("d1", "2026-04-01T10:00:00Z", "That sunset over the lake was breathtaking."),
+        ("d2", "2026-04-08T10:00:00Z", "Another sunset tonight, even better than last week."),
+    ]
+    for session, when, text in said:
+        _ok(keyed, "dee", REMEMBER, inputs=_inputs("dee", session, when, [("Dee", text)]))
+        _ok(keyed, "dee", END, u="dee", s=session)
+        keyed.runtime.service.drain()
+    folded = _index(keyed, "dee")
+    topics = next(c for c in folded["categories"] if c["name"] == "topics")
+    assert topics["entryCount"] >= 2  # the first session's turn counts the topic too
+    _ok(keyed, "dee", REFRESH, u="dee")
+    assert _index(keyed, "dee") == folded
 
 
 def test_settings_and_a_bad_timezone(keyed: Api) -> None:
