@@ -151,7 +151,8 @@ def fold(store: Store, user_id: str, again: Due | None) -> list[rules.Profile]:
         len(tallies),
         (time.perf_counter() - started) * 1000,
     )
-    refresh_indexes(store, user_id, [c.coverage for c in counted])
+    if counted:  # none: the user was forgotten since the update was queued; nothing to index
+        refresh_indexes(store, user_id, [c.coverage for c in counted])
     return profiles
 
 
