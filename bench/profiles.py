@@ -284,10 +284,10 @@ def scale(cache: Path, sizes: list[int], any_build: bool = False) -> None:
 
     from api.runtime import start
     from api.settings import Settings
-    from graph.profile import coverage, rules
-    from graph.profile.coverage_tally import CoverageTally, fold
+    from graph.profile import rules
+    from graph.profile.coverage_tally import CoverageTally
     from graph.profile.tally import SessionTally
-    from graph.write.knowledge import OPEN_THREADS_READ
+    from graph.write.knowledge import build_index
 
     print(f"profile and index cost at scale\nmachine: {describe()}\n")
     print("| memories | sessions | tally ms (one session) | fold ms | index ms | shares KB |")
@@ -310,9 +310,7 @@ def scale(cache: Path, sizes: list[int], any_build: bool = False) -> None:
             fold_ms = (time.perf_counter() - began) * 1000
             began = time.perf_counter()
             parsed = [t for t in map(CoverageTally.from_json, shares) if t is not None]
-            threads = store.knowledge.threads(USER, OPEN_THREADS_READ)
-            index = coverage.build(fold(parsed, None, threads), time.time())
-            store.knowledge.save(USER, None, coverage.to_json(index), time.time())
+            index = build_index(store, USER, None, parsed)  # as an update runs it
             index_ms = (time.perf_counter() - began) * 1000
             tally_ms = sorted(times)[len(times) // 2] * 1000
             kb = sum(map(len, shares)) / 1024
@@ -325,8 +323,9 @@ def scale(cache: Path, sizes: list[int], any_build: bool = False) -> None:
             runtime.close()
     print(
         "\ntally: one session's profile tally and index share; fold: the profile tallies parsed "
-        "from JSON and folded; index: the shares parsed from JSON, folded, the index built and "
-        "stored (the statement reading the tallies is not timed: the bulk build ends no session)"
+        "from JSON and folded; index: the shares parsed from JSON, then build_index (the open "
+        "threads read, the shares folded, the index built and stored); the statement reading "
+        "the tallies is not timed: the bulk build ends no session"
     )
 
 
