@@ -189,6 +189,16 @@ def main() -> None:
     print("incremental = rebuild, index: " + ("yes, all" if not apart else f"NO: {apart}"))
     alike = [r["user"] for r in rows if not r["differ"]]
     print("the two speakers' profiles differ: " + ("yes, all" if not alike else f"NO: {alike}"))
+    inside = sum(r["span"][0] for r in rows)
+    entries = sum(r["span"][1] for r in rows)
+    print(f"index entries within the sessions' span: {inside}/{entries}")
+    targets = {
+        "precision proxy >= 0.8": overall >= 0.8,
+        ">= 5 items per speaker": fewest >= 5,
+        "speakers differ": not alike,
+        "incremental = rebuild": not same and not apart,
+    }
+    print("targets: " + "; ".join(f"{k} {'met' if ok else 'NOT met'}" for k, ok in targets.items()))
     print(
         "\n| conversation | sessions | turns | tally ms | update ms | index ms | rebuild ms "
         "| in span |"
