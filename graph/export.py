@@ -17,7 +17,7 @@ from typing import Any
 
 from graph.executor import Executor
 from graph.store import Store
-from graph.write.profiles import fold
+from graph.write.profiles import Due, fold
 
 EDGES = ("mentions", "next", "relations", "in_session", "summaries")
 EXPORT_STATEMENTS = {
@@ -114,8 +114,10 @@ class Exporter:
         if settings:
             self.target.run("import_user_settings", {**params, "rows": settings})
         # profiles and knowledge indexes are derived: folded on the target from the sessions'
-        # tallies, which came with the sessions (graph/write/profiles.py)
-        fold(Store(self.target), user_id, set())
+        # tallies, which came with the sessions, and the sessionless days' tallies, made again
+        # there (graph/write/profiles.py)
+        target = Store(self.target)
+        fold(target, user_id, Due(days=set(target.profiles.sessionless_days(user_id))))
         return counts
 
 

@@ -32,6 +32,7 @@ from graph.errors import InvalidInput, NotFound
 from graph.ids import MemoryId
 from graph.limits import Limits
 from graph.models import Models
+from graph.profile.store import day_of
 from graph.reconcile import ReconcileReport
 from graph.records import EntityRecord, MemoryRecord
 from graph.residency import CACHE_MB
@@ -75,6 +76,8 @@ class MemoryService:
         self._writer.merge_facts = merge_facts
         self._edits = Edits(store, self.caches)
         self.profiles = ProfileWriter(store, self.background)
+        self._writer.after_sessionless = self.profiles.days_changed
+        self._writer.after_relinked = self.profiles.relinked
 
     def close(self) -> None:
         self.background.close()
@@ -108,13 +111,16 @@ class MemoryService:
         return self._writer.remember_many(inputs)
 
     def forget(self, user_id: str, memory_id: str) -> bool:
-        """Forgets one memory; a turn of an ended session leaves its profiles in the background
-        (its session is tallied again)."""
+        """Forgets one memory; a turn leaves its profiles in the background (its session, or
+        its UTC day when it has none, is tallied again)."""
         check_memory_id(user_id, memory_id)
         found = self.store.memories(user_id, [memory_id]).get(MemoryId(memory_id))
         done = self._edits.forget(user_id, memory_id)
-        if found is not None and found.session_id is not None and found.kind == "turn":
-            self.profiles.session_ended(user_id, found.session_id)
+        if found is not None and found.kind == "turn":
+            if found.session_id is not None:
+                self.profiles.session_ended(user_id, found.session_id)
+            else:
+                self.profiles.days_changed(user_id, [day_of(found.occurred_at)])
         return done
 
     def forget_user(self, user_id: str) -> int:

@@ -206,7 +206,8 @@ __all__ = [
 
 # ChangeLog: one per user, its change sequence (graph/follow.py); Profile: one per person who
 # speaks in a user's memories, Expertise: its items, UserSettings: timezone and name set by hand
-# (graph/write/profiles.py), KnowledgeIndex: one per user and domain (graph/write/knowledge.py)
+# (graph/write/profiles.py), KnowledgeIndex: one per user and domain (graph/write/knowledge.py),
+# DayTally: the profile tally of one UTC day of a user's turns without a session
 NODE_LABELS: tuple[str, ...] = (
     "Memory",
     "Entity",
@@ -218,6 +219,7 @@ NODE_LABELS: tuple[str, ...] = (
     "Expertise",
     "UserSettings",
     "KnowledgeIndex",
+    "DayTally",
     *ENTITY_LABELS.values(),
 )
 # MENTIONS: memory -> entity; NEXT: a session's turns in ingest order; IN_SESSION: turn -> session;

@@ -19,7 +19,7 @@ from extraction.extractor import Extractor
 from graph.profile import coverage, rules, signals
 from tests.conftest import Api, close_api, embedded_only, open_api
 
-KEYS = {"bea": "key-bea", "bob": "key-bob"}
+KEYS = {"bea": "key-bea", "bob": "key-bob", "cal": "key-cal", "dee": "key-dee"}
 REMEMBER = "mutation($inputs: [MemoryInput!]!) { rememberMany(inputs: $inputs) { id } }"
 END = "mutation($u: ID!, $s: ID!) { endSession(userId: $u, sessionId: $s) { turnCount } }"
 PROFILE = """query($u: ID!, $speaker: String) { profile(userId: $u, speaker: $speaker) {
@@ -61,6 +61,22 @@ SESSIONS = [
         ],
     ),
 ]
+
+
+# Cal never names a session: one rememberMany per day, and a later one adding to the first day
+SESSIONLESS = [
+    ("2026-03-02T09:00:00Z", [("Cal", "I work as a potter and I make stoneware bowls.")]),
+    ("2026-03-09T18:30:00Z", [("Cal", "I make stoneware bowls on my wheel since 2018.")]),
+    ("2026-03-16T08:15:00Z", [("Cal", "Last week I made 40 stoneware bowls for the market.")]),
+    ("2026-03-02T17:45:00Z", [("Cal", "My sister Ida visited; I feel so happy for her.")]),
+]
+
+
+def _sessionless(when: str, turns: list[tuple[str, str]]) -> list[Any]:
+    return [
+        {"userId": "cal", "speaker": speaker, "text": text, "occurredAt": when}
+        for speaker, text in turns
+    ]
 
 
 def _inputs(user: str, session: str, when: str, turns: list[tuple[str, str]]) -> list[Any]:
@@ -105,6 +121,8 @@ def keyed(
         bob = [("Bob", "I work as a carpenter and I play the cello on Sundays.")]
         _ok(api, "bob", REMEMBER, inputs=_inputs("bob", "b1", "2026-02-01T09:00:00Z", bob))
         _ok(api, "bob", END, u="bob", s="b1")
+        for when, turns in SESSIONLESS:
+            _ok(api, "cal", REMEMBER, inputs=_sessionless(when, turns))
         api.runtime.service.drain()
         yield api
     finally:
@@ -134,10 +152,43 @@ def test_end_session_builds_the_profile(keyed: Api) -> None:
     assert tom["expertise"] == [] and tom["sessionsCompleted"] == 3
 
 
+def test_memories_without_a_session_build_a_profile(keyed: Api) -> None:
+    """Each write without a sessionId tallies its UTC day again in the background."""
+    days = [d.name for d in keyed.runtime.store.profiles.day_tallies("cal")]
+    assert days == ["2026-03-02", "2026-03-09", "2026-03-16"]
+    profile = _ok(keyed, "cal", PROFILE, u="cal", speaker=None)["profile"]
+    assert profile["speaker"] == "Cal" and profile["built"]
+    assert profile["sessionsCompleted"] == 0 and profile["lastSessionId"] is None
+    assert profile["entriesContributed"] == 4  # the later write of the first day counted too
+    assert profile["relationshipStage"] == "DEVELOPING"  # three days, as three sessions
+    assert profile["lastActiveAt"].startswith("2026-03-16")
+    bowls = next(i for i in profile["expertise"] if "bowl" in i["area"])
+    assert "MADE" in bowls["types"] and bowls["sessions"] == 3
+    assert bowls["depth"] in {"moderate", "expert"}
+    assert profile["style"]["providesStructuredData"] is True
+
+
+def _index(api: Api, user: str, domain: str | None = None) -> dict[str, Any]:
+    """The stored knowledge index, less the time it was built."""
+    index = _ok(api, user, INDEX, u=user, d=domain)["knowledgeIndex"]
+    return {k: v for k, v in index.items() if k != "lastReindexed"}
+
+
 def test_incremental_update_equals_rebuild(keyed: Api) -> None:
-    incremental = _stored(keyed, "bea")
+    """Profiles and knowledge index, for sessions and for days without a session alike: the
+    index folded from the shares stored session by session and day by day equals the one folded
+    after every session and day was tallied again."""
+    incremental, index = _stored(keyed, "bea"), _index(keyed, "bea")
+    assert index["totalEntries"] == 10 and index["themes"] == ["violin"]
     assert _ok(keyed, "bea", REFRESH, u="bea")["refreshProfile"]["sessionsCompleted"] == 3
     assert _stored(keyed, "bea") == incremental
+    assert _index(keyed, "bea") == index
+    sessionless, index = _stored(keyed, "cal"), _index(keyed, "cal")
+    assert sessionless and sessionless[0]["expertise"]
+    assert index["totalEntries"] == 4 and index["categories"]
+    assert _ok(keyed, "cal", REFRESH, u="cal")["refreshProfile"]["sessionsCompleted"] == 0
+    assert _stored(keyed, "cal") == sessionless
+    assert _index(keyed, "cal") == index
 
 
 CONTEXT = """query($u: ID!, $m: String!, $asOf: DateTime, $budget: Int) {
@@ -197,6 +248,44 @@ def test_forget_removes_evidence_and_empty_items(keyed: Api) -> None:
     assert _stored(keyed, "bea") == before_rebuild
 
 
+def test_forget_without_a_session_removes_evidence(keyed: Api) -> None:
+    profile = _ok(keyed, "cal", PROFILE, u="cal", speaker=None)["profile"]
+    bowls = next(i for i in profile["expertise"] if "bowl" in i["area"])
+    ids = [e["id"] for e in bowls["evidence"]]
+    march_16 = next(e["id"] for e in bowls["evidence"] if "40 stoneware" in e["text"])
+    forget = "mutation($u: ID!, $id: ID!) { forget(userId: $u, id: $id) }"
+    _ok(keyed, "cal", forget, u="cal", id=march_16)  # the only turn of 16 March
+    keyed.runtime.service.drain()
+    after = _ok(keyed, "cal", PROFILE, u="cal", speaker=None)["profile"]
+    left = next(i for i in after["expertise"] if "bowl" in i["area"])
+    assert [e["id"] for e in left["evidence"]] == [i for i in ids if i != march_16]
+    assert after["entriesContributed"] == 3
+    days = [d.name for d in keyed.runtime.store.profiles.day_tallies("cal")]
+    assert days == ["2026-03-02", "2026-03-09"]  # a day left without turns loses its tally
+    before_rebuild = _stored(keyed, "cal")
+    keyed.runtime.service.profiles.rebuild("cal")
+    assert _stored(keyed, "cal") == before_rebuild
+
+
+def test_a_recurring_topic_relinks_an_ended_sessions_share(keyed: Api) -> None:
+    """A topic said once is a candidate; when it recurs in a later session it becomes an entity
+    mentioned by the earlier turn too: that ended session's index share is tallied again at the
+    next update, so the folded index still equals a rebuild."""
+    said = [
+        ("d1", "2026-04-01T10:00:00Z", "That sunset over the lake was breathtaking."),
+        ("d2", "2026-04-08T10:00:00Z", "Another sunset tonight, even better than last week."),
+    ]
+    for session, when, text in said:
+        _ok(keyed, "dee", REMEMBER, inputs=_inputs("dee", session, when, [("Dee", text)]))
+        _ok(keyed, "dee", END, u="dee", s=session)
+        keyed.runtime.service.drain()
+    folded = _index(keyed, "dee")
+    topics = next(c for c in folded["categories"] if c["name"] == "topics")
+    assert topics["entryCount"] >= 2  # the first session's turn counts the topic too
+    _ok(keyed, "dee", REFRESH, u="dee")
+    assert _index(keyed, "dee") == folded
+
+
 def test_settings_and_a_bad_timezone(keyed: Api) -> None:
     made = _ok(keyed, "bob", SETTINGS, u="bob", tz="Europe/Lisbon", name="Bobby")
     assert made["setUserSettings"] == {
@@ -225,6 +314,8 @@ def test_one_key_never_reads_another_users_profile(keyed: Api) -> None:
         (PROFILE, {"u": "bea", "speaker": None}),
         (SETTINGS, {"u": "bea", "tz": "UTC", "name": None}),
         (REFRESH, {"u": "bea"}),
+        (PROFILE, {"u": "cal", "speaker": None}),  # a profile of days without a session
+        (REFRESH, {"u": "cal"}),
     ]:
         body = _as(keyed, "bob", query, **variables)
         assert body["errors"][0]["extensions"]["code"] == "FORBIDDEN"
@@ -244,8 +335,11 @@ def test_mcp_get_profile_is_the_connections_user_only(keyed: Api) -> None:
             assert not own.is_error
             data = own.structured_content or {}
             assert data["profile"]["speaker"] == "Bob"
-            other = await client.call_tool("get_profile", {"user_id": "bea"})
-            assert other.is_error and "FORBIDDEN" in other.content[0].text  # type: ignore[union-attr]
+            for user in ("bea", "cal"):
+                other = await client.call_tool("get_profile", {"user_id": user})
+                assert other.is_error and "FORBIDDEN" in other.content[0].text  # type: ignore[union-attr]
+            cals = await client.call_tool("get_profile", {"speaker": "Cal"})
+            assert (cals.structured_content or {})["profile"]["built"] is False
             hers = await client.call_tool("get_profile", {"speaker": "Bea"})
             assert (hers.structured_content or {})["profile"]["built"] is False
 
@@ -298,6 +392,11 @@ def test_knowledge_index_per_domain_with_gaps(keyed: Api) -> None:
     assert body["errors"][0]["message"].startswith("domain: ")
     bad = _as(keyed, "bob", REMEMBER, inputs=[{**inputs[0], "externalId": "x", "domain": "A B"}])
     assert bad["errors"][0]["message"].startswith("domain: ")
+    # the per-domain index folded session by session equals one folded after a rebuild
+    folded, everything = _index(keyed, "bob", "village-history"), _index(keyed, "bob")
+    _ok(keyed, "bob", REFRESH, u="bob")
+    assert _index(keyed, "bob", "village-history") == folded
+    assert _index(keyed, "bob") == everything
 
 
 def test_one_key_never_reads_another_users_index(keyed: Api) -> None:
@@ -326,6 +425,9 @@ def test_forget_user_removes_profiles_and_settings(keyed: Api) -> None:
     assert store.profiles.settings("bob") == store.profiles.settings("nobody")
     assert store.knowledge.domains("bob") == []
     assert _ok(keyed, "bob", PROFILE, u="bob", speaker=None)["profile"] is None
+    assert store.profiles.day_tallies("cal")
+    _ok(keyed, "cal", 'mutation { forgetUser(userId: "cal") }')
+    assert store.profiles.day_tallies("cal") == [] and store.profiles.read("cal", None) == []
 
 
 # -- the rules, pure ---------------------------------------------------------------------------
@@ -443,7 +545,7 @@ def test_temporal_buckets_fit_the_span() -> None:
 
 def test_gaps_are_ranked_by_kind_with_questions() -> None:
     rows = coverage.Rows(
-        memories=[{"id": "m1", "occurred_at": 0.0, "event_start": None, "session_id": "s1"}],
+        memories=[("m1", 0.0, None)],
         entities=[
             {
                 "key": "person:x",
@@ -473,3 +575,45 @@ def test_gaps_are_ranked_by_kind_with_questions() -> None:
     travel = next(c for c in index.categories if c.name == "travel")
     assert (travel.entry_count, travel.weak) == (1, ("places visited",))
     assert coverage.from_json(coverage.to_json(index)) == index
+
+
+def test_index_shares_fold_by_domain_and_merge_both_ends() -> None:
+    """An occasion's share splits its turns by domain; a relation read from both its ends is one
+    relation; folding the shares gives the rows an index is built from."""
+    from graph.profile.coverage_tally import CoverageTally, fold, tally_coverage
+    from graph.records import MemoryRecord
+
+    def turn(i: str, domain: str | None, event: float | None = None) -> MemoryRecord:
+        return MemoryRecord(
+            i, "u", "text", "Ann", None, 10.0, 10.0, None, 1, False, None, None, 10.0, 0,
+            kind="turn", event_start=event, domain=domain,
+        )  # fmt: skip
+
+    mentions = [
+        {"id": "a", "key": "place:oslo", "type": "place", "label": "Oslo", "unnamed": False},
+        {"id": "b", "key": "place:oslo", "type": "place", "label": "Oslo", "unnamed": False},
+    ]
+    ends = {"src_key": "person:ann", "src": "Ann", "type": "VISITED", "dst_key": "place:oslo"}
+    relations = [
+        {**ends, "dst": "Oslo", "dst_type": "place", "evidence": ["a"]},
+        {**ends, "dst": "Oslo", "dst_type": "place", "evidence": ["a", "b"]},
+    ]
+    share = tally_coverage("s1", [turn("a", None, 5.0), turn("b", "trips")], mentions, relations)
+    assert CoverageTally.from_json(share.to_json()) == share
+    day = tally_coverage("2026-01-01", [turn("c", None)], [], [], day=True)
+    everything = fold([share, day], None)
+    assert [m[0] for m in everything.memories] == ["a", "b", "c"]
+    assert everything.memories[0] == ["a", 10.0, 5.0]
+    assert everything.relations == [
+        {
+            "type": "VISITED",
+            "evidence": ["a", "b"],
+            "src": "Ann",
+            "dst": "Oslo",
+            "dst_type": "place",
+        }
+    ]
+    assert everything.entities[0]["mentions"] == 2 and everything.entities[0]["sessions"] == ["s1"]
+    trips = fold([share, day], "trips")
+    assert [m[0] for m in trips.memories] == ["b"] and trips.relations[0]["evidence"] == ["b"]
+    assert fold([share, day], "work").memories == []

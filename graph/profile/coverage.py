@@ -133,16 +133,23 @@ class Index:
 class Rows:
     """What the index is built from, already limited to the domain."""
 
-    memories: Sequence[Mapping[str, Any]]  # id, occurred_at, event_start, session_id
+    memories: Sequence[Sequence[Any]]  # (id, occurred_at, event_start or None)
     entities: Sequence[Mapping[str, Any]]  # key, type, label, unnamed, mentions, sessions
     relations: Sequence[Mapping[str, Any]]  # src, type, dst, dst_type, evidence (in the domain)
     threads: Sequence[Mapping[str, Any]] = field(default_factory=list)  # id, at, open_threads
 
 
 def build(rows: Rows, now: float | None = None) -> Index:
-    timed = {str(m["id"]) for m in rows.memories if m.get("event_start") is not None}
-    categories = [_group(name, fields, rows.relations) for name, fields in FACT_GROUPS.items()]
-    categories += [_kind(name, kind, rows.entities) for name, kind in ENTITY_CATEGORIES.items()]
+    timed = {str(m[0]) for m in rows.memories if m[2] is not None}
+    # grouped once: each category reads its own types only
+    by_type: dict[str, list[Mapping[str, Any]]] = {}
+    for relation in rows.relations:
+        by_type.setdefault(str(relation["type"]), []).append(relation)
+    of_kind: dict[str, list[Mapping[str, Any]]] = {}
+    for entity in rows.entities:
+        of_kind.setdefault(str(entity["type"]), []).append(entity)
+    categories = [_group(name, fields, by_type) for name, fields in FACT_GROUPS.items()]
+    categories += [_kind(name, of_kind.get(kind, [])) for name, kind in ENTITY_CATEGORIES.items()]
     gaps = _open(rows.threads) + _unnamed(rows.entities) + _untimed(rows.relations, timed)
     gaps += [
         Gap("THIN_CATEGORY", f"{c.name}: {c.entry_count} entries", QUESTIONS[c.name])
@@ -153,11 +160,12 @@ def build(rows: Rows, now: float | None = None) -> Index:
         total_entries=len(rows.memories),
         categories=tuple(categories),
         themes=_themes(rows.entities),
-        temporal=temporal([float(m.get("event_start") or m["occurred_at"]) for m in rows.memories]),
+        temporal=temporal([float(m[2] or m[1]) for m in rows.memories]),
         places=tuple(
             (str(e["label"]), int(e["mentions"]))
-            for e in sorted(rows.entities, key=lambda e: (-int(e["mentions"]), str(e["label"])))
-            if e["type"] == "place"
+            for e in sorted(
+                of_kind.get("place", []), key=lambda e: (-int(e["mentions"]), str(e["label"]))
+            )
         )[:10],
         gaps=tuple(gaps),
         built_at=now,
@@ -165,13 +173,14 @@ def build(rows: Rows, now: float | None = None) -> Index:
 
 
 def _group(
-    name: str, fields: Mapping[str, str], relations: Sequence[Mapping[str, Any]]
+    name: str, fields: Mapping[str, str], by_type: Mapping[str, Sequence[Mapping[str, Any]]]
 ) -> Category:
+    """A fact-group category from the relations by type."""
     memories: set[str] = set()
     objects: set[str] = set()
     well, weak = [], []
     for label, kind in fields.items():
-        facts = [r for r in relations if r["type"] == kind]
+        facts = by_type.get(kind, ())
         backing = {str(i) for r in facts for i in r["evidence"]}
         memories |= backing
         objects |= {str(r["dst"]) for r in facts}
@@ -182,11 +191,9 @@ def _group(
     return Category(name, len(memories), len(objects), tuple(well), tuple(weak))
 
 
-def _kind(name: str, kind: str, entities: Sequence[Mapping[str, Any]]) -> Category:
-    of_kind = sorted(
-        (e for e in entities if e["type"] == kind),
-        key=lambda e: (-int(e["mentions"]), str(e["label"])),
-    )
+def _kind(name: str, entities: Sequence[Mapping[str, Any]]) -> Category:
+    """An entity-type category from the entities of that type."""
+    of_kind = sorted(entities, key=lambda e: (-int(e["mentions"]), str(e["label"])))
     well = tuple(str(e["label"]) for e in of_kind if int(e["mentions"]) >= 5)[:SHOWN]
     weak = tuple(sorted(str(e["label"]) for e in of_kind if int(e["mentions"]) == 1))[:SHOWN]
     entries = sum(int(e["mentions"]) for e in of_kind)

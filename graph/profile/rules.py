@@ -5,7 +5,7 @@ study, practise, play, make, volunteer at, go to, are a member of), counted over
 sessions:
 
     turns     their turns stating a fact about the area, or naming it (in any session)
-    sessions  the sessions those turns fall in
+    sessions  the sessions those turns fall in (a turn without a session: its UTC day)
     specific  of those turns, the ones giving dates, numbers, proper names or domain terms
 
     expert    turns >= 6, sessions >= 3 and specific >= 3
@@ -19,8 +19,9 @@ moderate between); structured data when at least 30 % of turns give a date, a nu
 responds to follow-ups when at least 60 % of the questions someone else put to them were answered
 by their next turn (and at least three were put; with fewer, null: not known).
 
-Relationship stage, from sessions completed, the days between the first and the last, and personal
-disclosures (turns about family, health or feelings):
+Relationship stage, from sessions completed (each UTC day of turns without a session counts as
+one more), the days between the first and the last, and personal disclosures (turns about family,
+health or feelings):
 
     TRUSTED      sessions >= 8, days >= 30, disclosures >= 10 of at least 2 kinds
     COMFORTABLE  sessions >= 4, days >= 7, disclosures >= 3
@@ -90,7 +91,8 @@ class _Sum:
     """One speaker's tallies added up, session by session."""
 
     entity: str | None = None
-    sessions: list[str] = field(default_factory=list)
+    sessions: list[str] = field(default_factory=list)  # ended sessions, for sessionsCompleted
+    occasions: list[str] = field(default_factory=list)  # those and the sessionless days
     turns: int = 0
     words: int = 0
     structured: int = 0
@@ -101,15 +103,19 @@ class _Sum:
     areas: dict[str, list[tuple[str, SpeakerTally]]] = field(default_factory=dict)
     mentions: Mapping[str, list[str]] = field(default_factory=dict)  # area key -> turn ids
     specific: set[str] = field(default_factory=set)
-    session_of: dict[str, str] = field(default_factory=dict)  # turn id -> session
+    session_of: dict[str, str] = field(default_factory=dict)  # turn id -> occasion
     order: dict[str, int] = field(default_factory=dict)  # turn id -> place in all their turns
     declined: list[str] = field(default_factory=list)
     name: str | None = None
     disclosures: dict[str, int] = field(default_factory=dict)
 
-    def add(self, session_id: str, s: SpeakerTally) -> None:
+    def add(self, tally: SessionTally, s: SpeakerTally) -> None:
+        # a day and a session may share an id: the occasion's key keeps them apart
+        session_id = f"{'day' if tally.day else 'session'}:{tally.session_id}"
         self.entity = self.entity or s.entity
-        self.sessions.append(session_id)
+        self.occasions.append(session_id)
+        if not tally.day:
+            self.sessions.append(tally.session_id)
         self.turns += s.turns
         self.words += s.words
         self.structured += s.structured
@@ -143,7 +149,7 @@ def build(
     sums: dict[str, _Sum] = {}
     for tally in sorted(tallies, key=lambda t: (t.started, t.session_id)):
         for speaker, counted in sorted(tally.speakers.items()):
-            sums.setdefault(speaker, _Sum()).add(tally.session_id, counted)
+            sums.setdefault(speaker, _Sum()).add(tally, counted)
     for speaker, total in sums.items():
         total.mentions = (turns or {}).get(speaker, {})
     return [_profile(speaker, total) for speaker, total in sorted(sums.items())]
@@ -167,7 +173,7 @@ def _profile(speaker: str, total: _Sum) -> Profile:
         first_active_at=total.first,
         last_active_at=total.last,
         preferred_name=total.name,
-        relationship_stage=stage(len(total.sessions), days, disclosed, len(total.disclosures)),
+        relationship_stage=stage(len(total.occasions), days, disclosed, len(total.disclosures)),
         disclosures=disclosed,
         last_session_id=total.sessions[-1] if total.sessions else None,
     )

@@ -6,25 +6,29 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
-from graph.profile.coverage import Rows
 from graph.profile.rules import ExpertiseItem, Profile, Style
 from graph.profile.tally import SelfFact
 
 PROFILE_STATEMENTS = {
-    "session_self_facts",
+    "turn_self_facts",
     "session_tallies",
     "area_turns",
     "set_session_tally",
+    "day_turns",
+    "sessionless_days",
+    "day_tallies",
+    "set_day_tally",
+    "drop_day_tally",
     "write_profiles",
     "get_profiles",
     "profile_header",
     "set_user_settings",
     "get_user_settings",
-    "index_memories",
-    "index_entities",
-    "index_relations",
+    "coverage_mentions",
+    "coverage_relations",
     "index_threads",
     "set_knowledge_index",
     "get_knowledge_index",
@@ -32,6 +36,21 @@ PROFILE_STATEMENTS = {
 }
 
 Run = Callable[..., list[dict[str, Any]]]
+_DAY = 86_400.0
+
+
+def day_of(stamp: float) -> str:
+    """The UTC day of a time, as a DayTally names it ("2026-01-05")."""
+    return datetime.fromtimestamp(stamp, tz=UTC).strftime("%Y-%m-%d")
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A session's or day's stored tallies: the profile's and the knowledge index's (JSON)."""
+
+    name: str  # the session id, or the UTC day
+    tally: str | None
+    coverage: str | None
 
 
 @dataclass(frozen=True)
@@ -57,10 +76,9 @@ class ProfileStore:
     def __init__(self, run: Run) -> None:
         self._run = run
 
-    def self_facts(self, user_id: str, session_id: str, types: Sequence[str]) -> list[SelfFact]:
-        rows = self._run(
-            "session_self_facts", user_id=user_id, session_id=session_id, types=list(types)
-        )
+    def self_facts(self, user_id: str, ids: Sequence[str], types: Sequence[str]) -> list[SelfFact]:
+        """The typed facts of `types` that the turns `ids` state about their own speaker."""
+        rows = self._run("turn_self_facts", user_id=user_id, ids=list(ids), types=list(types))
         return [
             SelfFact(
                 speaker_key=r["speaker_key"],
@@ -81,12 +99,51 @@ class ProfileStore:
             out.setdefault(str(row["speaker"]), {})[str(row["key"])] = list(row["ids"])
         return out
 
-    def tallies(self, user_id: str) -> list[tuple[str, str | None]]:
-        """(session id, tally JSON or None) of every ended session."""
-        return [(r["id"], r.get("tally")) for r in self._run("session_tallies", user_id=user_id)]
+    def tallies(self, user_id: str) -> list[Stored]:
+        """The stored tallies of every ended session (None where there is none yet)."""
+        rows = self._run("session_tallies", user_id=user_id)
+        return [Stored(r["id"], r.get("tally"), r.get("coverage")) for r in rows]
 
-    def set_tally(self, user_id: str, session_id: str, tally: str) -> None:
-        self._run("set_session_tally", user_id=user_id, session_id=session_id, tally=tally)
+    def set_tally(self, user_id: str, session_id: str, tally: str, coverage: str) -> None:
+        self._run(
+            "set_session_tally",
+            user_id=user_id,
+            session_id=session_id,
+            tally=tally,
+            coverage=coverage,
+        )
+
+    def coverage_rows(
+        self, user_id: str, ids: Sequence[str]
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The entities the turns `ids` mention (not as speaker) and the relations they back."""
+        mentions = self._run("coverage_mentions", user_id=user_id, ids=list(ids))
+        return mentions, self._run("coverage_relations", user_id=user_id, ids=list(ids))
+
+    def day_turn_ids(self, user_id: str, day: str) -> list[str]:
+        """The ids of the user's turns without a session said on `day` (UTC), in order."""
+        start = datetime.fromisoformat(day).replace(tzinfo=UTC).timestamp()
+        rows = self._run("day_turns", user_id=user_id, start=start, end=start + _DAY)
+        return [str(r["id"]) for r in rows]
+
+    def sessionless_days(self, user_id: str) -> list[str]:
+        """Every UTC day with turns of the user's without a session."""
+        rows = self._run("sessionless_days", user_id=user_id)
+        return [day_of(int(r["day"]) * _DAY) for r in rows if r.get("day") is not None]
+
+    def day_tallies(self, user_id: str) -> list[Stored]:
+        """The stored tallies of every day with sessionless turns, by day."""
+        rows = self._run("day_tallies", user_id=user_id)
+        return [Stored(r["day"], r.get("tally"), r.get("coverage")) for r in rows]
+
+    def set_day_tally(
+        self, user_id: str, day: str, tally: str | None, coverage: str | None = None
+    ) -> None:
+        """Stores a day's tallies; None drops them (no sessionless turn is left that day)."""
+        if tally is None:
+            self._run("drop_day_tally", user_id=user_id, day=day)
+        else:
+            self._run("set_day_tally", user_id=user_id, day=day, tally=tally, coverage=coverage)
 
     def write(self, user_id: str, profiles: Sequence[Profile], now: float) -> None:
         self._run(
@@ -137,24 +194,15 @@ class ProfileStore:
 
 
 class KnowledgeStore:
-    """The knowledge index's reads (one user, one domain or all: `domain` None) and its store:
-    one (:KnowledgeIndex) per user and domain ('' for all), its index as JSON."""
+    """The knowledge index's store: one (:KnowledgeIndex) per user and domain ('' for all), its
+    index as JSON; it is folded from the sessions' and days' shares (graph/write/knowledge.py)."""
 
     def __init__(self, run: Run) -> None:
         self._run = run
 
-    def rows(self, user_id: str, domain: str | None, threads: int) -> Rows:
-        memories = self._run("index_memories", user_id=user_id, domain=domain)
-        entities = self._run("index_entities", user_id=user_id, domain=domain)
-        ids = {str(m["id"]) for m in memories}
-        relations = []
-        for row in self._run("index_relations", user_id=user_id):
-            evidence = [i for i in row.get("evidence") or () if i in ids]
-            if evidence:
-                relations.append({**row, "evidence": evidence})
-        sessions = {m.get("session_id") for m in memories}
-        found = self._run("index_threads", user_id=user_id, limit=threads)
-        return Rows(memories, entities, relations, [t for t in found if t["id"] in sessions])
+    def threads(self, user_id: str, limit: int) -> list[dict[str, Any]]:
+        """The open threads of the user's newest ended sessions that have some."""
+        return self._run("index_threads", user_id=user_id, limit=limit)
 
     def save(self, user_id: str, domain: str | None, index: str, now: float) -> None:
         self._run("set_knowledge_index", user_id=user_id, domain=domain or "", index=index, now=now)

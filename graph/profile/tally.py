@@ -1,6 +1,8 @@
 """One ended session's contribution to the profiles of the people who spoke in it: a tally per
 speaker, computed from that session's turns and the typed facts they state, and stored on the
-session node as JSON (`profile_tally`).
+session node as JSON (`profile_tally`). Turns written without a sessionId are tallied the same
+way per UTC day of their `occurredAt`: a `(:DayTally {user_id, day})` holds that day's tally
+(`day` true), so a user who never names a session still gets a profile.
 
 A profile is a fold over the tallies of the user's ended sessions (graph/profile/rules.py), so an
 incremental update (tally the session that just ended, fold them all) and a rebuild (tally every
@@ -70,6 +72,7 @@ class SessionTally:
     started: float
     ended: float
     speakers: dict[str, SpeakerTally] = field(default_factory=dict)
+    day: bool = False  # the sessionless turns of one UTC day ("2026-01-05"), not a session
 
     def to_json(self) -> str:
         return json.dumps({"v": TALLY_VERSION, **asdict(self)}, sort_keys=True)
@@ -84,7 +87,7 @@ class SessionTally:
         for name, s in raw["speakers"].items():
             areas = {k: AreaTally(**a) for k, a in s.pop("areas").items()}
             speakers[name] = SpeakerTally(**s, areas=areas)
-        return cls(raw["session_id"], raw["started"], raw["ended"], speakers)
+        return cls(raw["session_id"], raw["started"], raw["ended"], speakers, bool(raw.get("day")))
 
 
 @dataclass(frozen=True)
@@ -100,11 +103,13 @@ def tally_session(
     turns: Sequence[MemoryRecord],
     found: Mapping[str, TurnFacts],
     facts: Sequence[SelfFact],
+    *,
+    day: bool = False,
 ) -> SessionTally:
-    """The session's tally: per speaker their turns, words, structured and specific turns,
-    questions put to them and answered, refusals, names asked for, disclosures, and the areas of
-    their own facts with the turns stating them."""
-    tally = SessionTally(session_id, turns[0].occurred_at, turns[-1].occurred_at)
+    """The session's (or sessionless day's) tally: per speaker their turns, words, structured and
+    specific turns, questions put to them and answered, refusals, names asked for, disclosures,
+    and the areas of their own facts with the turns stating them."""
+    tally = SessionTally(session_id, turns[0].occurred_at, turns[-1].occurred_at, day=day)
     previous: MemoryRecord | None = None
     for turn in turns:
         if turn.speaker is None:

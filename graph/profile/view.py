@@ -18,7 +18,7 @@ from graph.profile.store import Settings
 from graph.records import MAX_EVIDENCE
 from graph.service import MemoryService
 from graph.validation import DOMAIN, check_no_nul, check_user_id
-from graph.write.knowledge import read_index
+from graph.write.profiles import read_index
 
 MAX_NAME_CHARS = 80
 _EMPTY_STYLE = Style("moderate", False, None, 0.0, 0.0, None)

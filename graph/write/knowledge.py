@@ -1,30 +1,38 @@
 """Keeping the knowledge indexes current, off the request path: when a session ends (after the
 profiles are folded, graph/write/profiles.py) every index the user has — all their memories, and
-each domain asked for before — is built again from the graph (graph/profile/coverage.py) and
-stored as JSON on a (:KnowledgeIndex) node. `knowledgeIndex` reads the stored one, and builds it
-on first use of a domain.
+each domain asked for before — is folded again from the ended sessions' and sessionless days'
+shares (graph/profile/coverage_tally.py, tallied with their profile tallies) and built
+(graph/profile/coverage.py), then stored as JSON on a (:KnowledgeIndex) node. `knowledgeIndex`
+reads the stored one, and folds it on first use of a domain (graph/write/profiles.py read_index).
 
-A build reads the user's turns (times and sessions), the entities they mention and the typed
-relations: it grows with the user's memories, so it runs only on the background thread and when
-first asked for (bench/profiles.py measures it).
+An update reads one small share per session and day, not the user's memories, entities and
+relations: bench/profiles.py measures it beside the tally of one session.
 """
 
 from __future__ import annotations
 
+import gc
 import logging
 import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
-from graph.profile import coverage
+from graph.profile import coverage, coverage_tally
+from graph.profile.coverage_tally import CoverageTally
 from graph.store import Store
 
 log = logging.getLogger("recollect.knowledge")
 OPEN_THREADS_READ = 20  # newest ended sessions with open threads, for the gaps
 
 
-def build_index(store: Store, user_id: str, domain: str | None) -> coverage.Index:
-    """Builds one index from the graph and stores it."""
+def build_index(
+    store: Store, user_id: str, domain: str | None, shares: Sequence[CoverageTally]
+) -> coverage.Index:
+    """Folds the shares into one index (of `domain`, all with None) and stores it."""
     started = time.perf_counter()
-    index = coverage.build(store.knowledge.rows(user_id, domain, OPEN_THREADS_READ), time.time())
+    threads = store.knowledge.threads(user_id, OPEN_THREADS_READ)
+    with collection_paused():
+        index = coverage.build(coverage_tally.fold(shares, domain, threads), time.time())
     store.knowledge.save(user_id, domain, coverage.to_json(index), index.built_at or 0.0)
     log.info(
         "knowledge index of %s: %d entries in %.0f ms",
@@ -35,14 +43,24 @@ def build_index(store: Store, user_id: str, domain: str | None) -> coverage.Inde
     return index
 
 
-def refresh_indexes(store: Store, user_id: str) -> None:
-    """Builds again every index the user has, and the one over all their memories."""
+@contextmanager
+def collection_paused() -> Iterator[None]:
+    """The fold makes tens of thousands of small objects that all live until the index is built;
+    with the cyclic collector on, their allocation triggers collections that walk the whole heap
+    (the models' too): at 10k memories 150 of a 180 ms fold (bench/profiles.py --scale). None of
+    them is cyclic garbage, so collection waits until the fold is done. Pure code only: no
+    statement runs inside."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def refresh_indexes(store: Store, user_id: str, shares: Sequence[CoverageTally]) -> None:
+    """Folds again every index the user has, and the one over all their memories."""
     domains = store.knowledge.domains(user_id)
     for domain in [None, *[d for d in domains if d is not None]]:
-        build_index(store, user_id, domain)
-
-
-def read_index(store: Store, user_id: str, domain: str | None) -> coverage.Index:
-    """The stored index, built now when there is none yet."""
-    stored = store.knowledge.load(user_id, domain)
-    return coverage.from_json(stored) if stored else build_index(store, user_id, domain)
+        build_index(store, user_id, domain, shares)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 import numpy as np
@@ -40,6 +40,7 @@ from graph.ids import MemoryId, new_memory_id
 from graph.limits import Limits
 from graph.memory_facts import UserFacts
 from graph.models import Models, Vector
+from graph.profile.store import day_of
 from graph.records import Mark, MemoryRecord
 from graph.repeats import REPEAT_COSINE, Said, closest_repeat, said_whole
 from graph.store import Store
@@ -73,6 +74,8 @@ class _Slots:
 
     ids: list[MemoryId | None]
     created: list[bool]
+    # user -> earlier memories this batch linked to a topic that recurs now (MENTIONS added)
+    relinked: dict[str, set[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -106,6 +109,12 @@ class WritePipeline:
         self._limits = limits
         self._background = background
         self.after_write: AfterWrite | None = None
+        # queues the profile update of the days of new turns without a session (it runs in the
+        # background: graph/write/profiles.py)
+        self.after_sessionless: Callable[[str, list[str]], object] | None = None
+        # told of earlier memories a batch linked to a recurring topic: their sessions' index
+        # shares are stale (graph/write/profiles.py)
+        self.after_relinked: Callable[[str, list[str]], object] | None = None
         self.ingested = 0  # memories written since start (for /metrics)
 
     def remember_many(self, inputs: Sequence[NewMemory]) -> RememberResult:
@@ -128,14 +137,25 @@ class WritePipeline:
     def _after(
         self, batch: list[NewMemory], by_user: dict[str, list[int]], slots: _Slots, now: float
     ) -> None:
-        """Schedules `after_write` for each user whose new turns carry a session."""
-        if self.after_write is None:
-            return
+        """Schedules `after_write` for each user whose new turns carry a session, and
+        `after_sessionless` with the UTC days of their new turns that carry none, and
+        `after_relinked` with the earlier memories the batch linked to a recurring topic."""
         for user_id, positions in by_user.items():
-            turns = [batch[i] for i in positions if slots.created[i] and batch[i].session_id]
-            if turns:
+            created = [batch[i] for i in positions if slots.created[i]]
+            turns = [t for t in created if t.session_id]
+            if turns and self.after_write is not None:
                 latest = max(t.occurred_at or now for t in turns)
                 self._background.run(self.after_write, user_id, latest)
+            days = {
+                day_of(now if t.occurred_at is None else t.occurred_at)
+                for t in created
+                if not t.session_id and t.kind == "turn"
+            }
+            if days and self.after_sessionless is not None:
+                self.after_sessionless(user_id, sorted(days))
+            relinked = slots.relinked.get(user_id)
+            if relinked and self.after_relinked is not None:
+                self.after_relinked(user_id, sorted(relinked))
 
     def _result(self, by_user: dict[str, list[int]], slots: _Slots) -> RememberResult:
         """The records of every input, as stored (a known input returns the existing memory)."""
@@ -251,6 +271,8 @@ class WritePipeline:
             )
             self._write(user_id, resolver, rows, resolutions, memories, matrix)
             self._absorb(user_id, {ids[p]: f.absorbed for p, f in folded.items()}, now)
+        earlier = {m for r in resolutions for m, _ in r.back_mentions}
+        slots.relinked.setdefault(user_id, set()).update(earlier)
         return True
 
     def _absorb(self, user_id: str, absorbed: dict[str, tuple[str, ...]], now: float) -> None:

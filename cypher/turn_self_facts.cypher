@@ -1,0 +1,14 @@
+// Typed facts of the types $types stated in the turns $ids (one session's, or one UTC day's
+// turns without a session) by the person they are about: the relation's subject is the speaker
+// of one of those turns in its evidence (MENTIONS as_speaker). The evidence returned is those
+// turns only, so a profile tally never depends on another session or day
+// (graph/profile/tally.py).
+MATCH (m:Memory {user_id: $user_id})
+WHERE m.id IN $ids
+MATCH (m)-[x:MENTIONS]->(a:Entity)
+WHERE x.as_speaker = true
+MATCH (a)-[r]->(b:Entity {user_id: $user_id})
+WHERE type(r) IN $types AND m.id IN r.evidence
+RETURN a.key AS speaker_key, type(r) AS type, b.key AS area_key, b.label AS area_label,
+  collect(m.id) AS evidence
+ORDER BY area_key, type
