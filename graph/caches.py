@@ -1,16 +1,19 @@
 """The per-user caches of one process and their coherence with the graph.
 
 Per user: the FAISS index (graph/vectors.py), the BM25 index (graph/lexical.py), the entity
-catalogue (extraction/resolver.py's Resolver), the turns per speaker, and the memory facts
-(graph/memory_facts.py). The graph is the source of truth and they follow it: before a call that
-reads them, `follow` reads the user's change mark and, when it moved elsewhere (another process,
-a replica, a crash after the graph write), graph/follow.py brings FAISS and BM25 up to it and the
-rest is read again. This process's own writes patch them in place under `lock`. Users are held
-within a byte budget, least recently used first (graph/residency.py).
+catalogue (extraction/resolver.py's Resolver), the turns per speaker, the memory facts
+(graph/memory_facts.py) and the relations (graph/relation_facts.py). The graph is the source of
+truth and they follow it: before a call that reads them, `follow` reads the user's change mark
+and, when it moved elsewhere (another process, a replica, a crash after the graph write),
+graph/follow.py brings FAISS and BM25 up to it and the rest is read again. This process's own
+writes patch them in place under `lock` (the relations by reading back what a write touched; a
+forget or a pin drops them, to be read again). Users are held within a byte budget, least
+recently used first (graph/residency.py).
 
 Locks: `lock` is the write lock — writes, catching up and evictions never interleave; the
-catalogue lock guards the dictionaries of catalogues, speaker counts and memory facts; the facts
-lock guards reading and patching one user's memory facts. Taken in that order.
+catalogue lock guards the dictionaries of catalogues, speaker counts and held copies (memory
+facts, relations); the copies lock guards reading and patching one user's copy. Taken in that
+order.
 """
 
 from __future__ import annotations
@@ -18,7 +21,9 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 from extraction.protocols import TextEmbedder
 from extraction.resolver import Resolver
@@ -28,17 +33,20 @@ from graph.ids import MemoryId
 from graph.lexical import LexicalIndexes
 from graph.memory_facts import UserFacts
 from graph.reconcile import ReconcileReport, sweep
-from graph.records import Mark, MemoryFacts
+from graph.records import Mark, MemoryFacts, RelationRecord
+from graph.relation_facts import UserRelations
 from graph.residency import CACHE_MB, Residency, Trimmer
 from graph.store import Store
 from graph.vectors import VectorStore
+from graph.vocabulary import SINGLE_VALUED_TYPES
 
 # what one known entity or candidate topic of a user's catalogue holds in memory (its record,
 # names, alias and slug indexes): 580 bytes measured with tracemalloc on 600 real turns of
 # bench/realtext.py (899 entities, 1,226 candidate topics)
 PER_ENTITY = 600
-# after a read of a user's memory facts that the graph's changes made useless (another process
-# writing meanwhile), none is tried again for this long: each costs about a second per 10,000
+# after a read of a user's memory facts or relations that the graph's changes made useless (another
+# process writing meanwhile), none is tried again for this long: each costs about a second per
+# 10,000 memories
 FACTS_RETRY_SECONDS = 10.0
 # what holding any user costs beyond that (an empty FAISS index object, the books' entries): every
 # user weighs at least this, so calls for many unknown users cannot grow the caches past budget
@@ -55,6 +63,20 @@ AGENT_VOICES = frozenset({"assistant", "system", "ai", "bot", "agent", "tool", "
 
 def is_agent_voice(speaker: str) -> bool:
     return speaker.strip().casefold() in AGENT_VOICES
+
+
+Copy = TypeVar("Copy", UserFacts, UserRelations)
+
+
+@dataclass
+class _Copies(Generic[Copy]):
+    """One kind of per-user copy of the graph held in process (memory facts, relations): the
+    copies held, the users whose copy is being read, and when a failed read may be tried again."""
+
+    read: Callable[[str], Copy]  # the user's copy, read from the graph
+    held: dict[str, Copy] = field(default_factory=dict)
+    loading: set[str] = field(default_factory=set)
+    retry: dict[str, float] = field(default_factory=dict)  # user → no read before (monotonic)
 
 
 class UserCaches:
@@ -80,10 +102,9 @@ class UserCaches:
         self._catalog_lock = threading.Lock()
         self._catalogs: dict[str, Resolver] = {}
         self._speakers: dict[str, Counter[str]] = {}  # turns per speaker
-        self._facts: dict[str, UserFacts] = {}
-        self._facts_lock = threading.Lock()
-        self._facts_loading: set[str] = set()
-        self._facts_retry: dict[str, float] = {}  # user → no read before (monotonic)
+        self._facts = _Copies(lambda user: UserFacts.load(store.user_facts(user)))
+        self._relations = _Copies(lambda user: UserRelations.load(store.user_relations(user)))
+        self._copies_lock = threading.Lock()
         self._residency = Residency(cache_bytes)
         self._trimmer = Trimmer()
         self.reconciled = ReconcileReport()  # what following the store did since start
@@ -131,13 +152,15 @@ class UserCaches:
         with self._catalog_lock:
             resolver = self._catalogs.get(user_id)
             entities = len(resolver.entities) + len(resolver.candidates) if resolver else 0
-            facts = self._facts.get(user_id)
+            facts = self._facts.held.get(user_id)
+            relations = self._relations.held.get(user_id)
         return (
             PER_USER
             + self.vectors.nbytes(user_id)
             + self.lexical.nbytes(user_id)
             + PER_ENTITY * entities
             + (facts.nbytes if facts is not None else 0)
+            + (relations.nbytes if relations is not None else 0)
         )
 
     def use(self, user_id: str) -> None:
@@ -182,12 +205,14 @@ class UserCaches:
         """Users held in each per-user cache (for /metrics)."""
         with self._catalog_lock:
             catalogs = len(self._catalogs)
-            facts = len(self._facts)
+            facts = len(self._facts.held)
+            relations = len(self._relations.held)
         return {
             "vectors": self.vectors.cached_users(),
             "lexical": self.lexical.cached_users(),
             "catalog": catalogs,
             "facts": facts,
+            "relations": relations,
         }
 
     def usage(self) -> dict[str, int]:
@@ -222,12 +247,19 @@ class UserCaches:
 
     def forget_catalog(self, user_id: str, keep_facts: bool = False) -> None:
         """Drops what is read again from the graph on the next call: the catalogue, the speaker
-        counts and (unless this process patched them) the memory facts."""
+        counts, the relations and (unless this process patched them) the memory facts."""
         with self._catalog_lock:
             self._catalogs.pop(user_id, None)
             self._speakers.pop(user_id, None)
+            self._relations.held.pop(user_id, None)
             if not keep_facts:
-                self._facts.pop(user_id, None)
+                self._facts.held.pop(user_id, None)
+
+    def forget_relations(self, user_id: str) -> None:
+        """Drops the user's held relations after a change this process does not patch them for
+        (a forget, a pin): they are read again in the background."""
+        with self._catalog_lock:
+            self._relations.held.pop(user_id, None)
 
     def main_speaker(self, user_id: str) -> str | None:
         """The speaker with the most turns (ties: the first name in order), never an agent's own
@@ -254,73 +286,121 @@ class UserCaches:
             if counts is not None:
                 counts.update(speakers)
 
-    # -- memory facts (graph/memory_facts.py) --------------------------------------------------
+    # -- held copies: memory facts (graph/memory_facts.py), relations (graph/relation_facts.py) --
 
-    def _held_facts(self, user_id: str) -> UserFacts | None:
-        """The user's memory facts when this process holds them; else None, and they are read
-        from the graph in the background (a 10,000-memory user takes about a second): until then
-        the caller reads the graph, as it would without the copy."""
+    def _held(self, copies: _Copies[Copy], user_id: str) -> Copy | None:
+        """The user's copy when this process holds it; else None, and it is read from the graph
+        in the background (a 10,000-memory user takes about a second): until then the caller
+        reads the graph, as it would without the copy."""
         with self._catalog_lock:
-            held = self._facts.get(user_id)
+            held = copies.held.get(user_id)
             if (
                 held is not None
-                or user_id in self._facts_loading
-                or time.monotonic() < self._facts_retry.get(user_id, 0.0)
+                or user_id in copies.loading
+                or time.monotonic() < copies.retry.get(user_id, 0.0)
             ):
                 return held
-            self._facts_loading.add(user_id)
-        self._background.run(self._load_facts, user_id)
+            copies.loading.add(user_id)
+        self._background.run(self._load, copies, user_id)
         return None
 
-    def _load_facts(self, user_id: str) -> None:
-        """Reads the user's memory facts without the write lock and keeps them only when they are
-        the graph at the mark the other caches hold: every change of a memory's facts (write,
-        merge, pin, forget) advances the mark, so an unchanged mark around the read means the
-        rows are that state; otherwise the next call tries again."""
+    def _load(self, copies: _Copies[Copy], user_id: str) -> None:
+        """Reads the user's copy without the write lock and keeps it only when it is the graph
+        at the mark the other caches hold: every change a copy follows (write, merge, pin,
+        forget) advances the mark, so an unchanged mark around the read means the rows are that
+        state; otherwise the next call tries again."""
         kept = False
         try:
             before = self._store.change_mark(user_id)
-            rows = self._store.user_facts(user_id)
+            held = copies.read(user_id)
             if self._store.change_mark(user_id) != before:
                 return
-            held = UserFacts.load(rows)
             with self.lock:
                 if self._residency.holds(user_id) and self.vectors.mark(user_id) == before:
                     with self._catalog_lock:
-                        self._facts.setdefault(user_id, held)
+                        copies.held.setdefault(user_id, held)
                     kept = True
         finally:
             with self._catalog_lock:
-                self._facts_loading.discard(user_id)
+                copies.loading.discard(user_id)
                 if kept:
-                    self._facts_retry.pop(user_id, None)
+                    copies.retry.pop(user_id, None)
                 else:
-                    self._facts_retry[user_id] = time.monotonic() + FACTS_RETRY_SECONDS
+                    copies.retry[user_id] = time.monotonic() + FACTS_RETRY_SECONDS
+
+    def _held_facts(self, user_id: str) -> UserFacts | None:
+        return self._held(self._facts, user_id)
+
+    def _held_relations(self, user_id: str) -> UserRelations | None:
+        return self._held(self._relations, user_id)
 
     def new_facts(self, user_id: str) -> None:
-        """A user without memories gets an empty copy at once, which its writes then fill: no
+        """A user without memories gets empty copies at once, which its writes then fill: no
         read of the graph is ever needed (a user ingested through this process is held from its
         first call). The caller holds `lock` with the caches at the graph's mark, so an empty
         FAISS index means an empty user."""
         with self._catalog_lock:
-            if user_id not in self._facts and self.vectors.count(user_id) == 0:
-                self._facts[user_id] = UserFacts()
+            if self.vectors.count(user_id) == 0:
+                self._facts.held.setdefault(user_id, UserFacts())
+                self._relations.held.setdefault(user_id, UserRelations())
 
     def patch_facts(self, user_id: str, change: Callable[[UserFacts], object]) -> None:
         """Applies this process's change to the user's memory facts when they are held (the
         caller holds `lock`)."""
         with self._catalog_lock:
-            held = self._facts.get(user_id)
+            held = self._facts.held.get(user_id)
         if held is not None:
-            with self._facts_lock:
+            with self._copies_lock:
                 change(held)
+
+    def relations_changed(
+        self,
+        user_id: str,
+        pairs: Iterable[tuple[str, str]] = (),
+        sources: Iterable[str] = (),
+        around: Iterable[str] = (),
+    ) -> None:
+        """After this process's write: the held relations take what the graph now holds between
+        the `pairs` (source, target), of the one-value facts of `sources` and around the merged
+        entities `around`, read back in one statement; none when the relations are not held or
+        nothing was touched (the caller holds `lock`)."""
+        with self._catalog_lock:
+            held = self._relations.held.get(user_id)
+        pairs, sources, around = sorted(set(pairs)), sorted(set(sources)), sorted(set(around))
+        if held is None or not (pairs or sources or around):
+            return
+        found = self._store.relations_touched(user_id, pairs, sources, around)
+        single = frozenset(SINGLE_VALUED_TYPES)
+        with self._copies_lock:
+            held.replace(found, pairs, dict.fromkeys(sources, single), around)
+
+    def relations(
+        self,
+        user_id: str,
+        keys: Iterable[str],
+        limit: int,
+        cued: Iterable[str],
+        evidence: int,
+        bare: Iterable[str] = (),
+    ) -> Mapping[str, tuple[RelationRecord, ...]] | None:
+        """The relations each entity's context card carries (graph/relation_facts.py), from the
+        held copy; None when it is not held (it is read in the background), and the caller reads
+        the graph. The `bare` keys get none."""
+        held = self._held_relations(user_id)
+        if held is None:
+            return None
+        wanted, skipped = list(dict.fromkeys(keys)), set(bare)
+        with self._copies_lock:
+            return {
+                k: () if k in skipped else held.card(k, limit, cued, evidence) for k in wanted
+            }
 
     def memory_facts(self, user_id: str, ids: Iterable[str]) -> dict[MemoryId, MemoryFacts]:
         """What scoring reads of each memory: the copy's when held, else the graph's."""
         held = self._held_facts(user_id)
         if held is None:
             return self._store.memory_facts(user_id, ids)
-        with self._facts_lock:
+        with self._copies_lock:
             return held.facts(ids)
 
     def turn_neighbours(self, user_id: str, ids: Sequence[str]) -> Neighbours:
@@ -328,7 +408,7 @@ class UserCaches:
         held = self._held_facts(user_id)
         if held is None:
             return self._store.neighbour_facts(user_id, ids)
-        with self._facts_lock:
+        with self._copies_lock:
             return held.neighbours(ids)
 
     def entity_memory_ids(
@@ -338,5 +418,5 @@ class UserCaches:
         held = self._held_facts(user_id)
         if held is None:
             return self._store.entity_memory_ids(user_id, keys, limit)
-        with self._facts_lock:
+        with self._copies_lock:
             return held.newest(keys, limit)

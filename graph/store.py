@@ -54,6 +54,8 @@ STATEMENTS = {
     "entity_memories",
     "memory_facts",
     "user_facts",
+    "user_relations",
+    "relations_touched",
     "set_pinned",
     "forget_memory",
     "forget_user",
@@ -468,6 +470,29 @@ class Store:
         """Every memory's facts and the turn before it in its session, in write order (the
         service's in-process copy, graph/memory_facts.py)."""
         return self._run("user_facts", user_id=user_id)
+
+    def user_relations(self, user_id: str) -> list[dict[str, Any]]:
+        """Every relation between the user's entities, with all its evidence (the service's
+        in-process copy, graph/relation_facts.py)."""
+        return self._run("user_relations", user_id=user_id)
+
+    def relations_touched(
+        self,
+        user_id: str,
+        pairs: Iterable[tuple[str, str]],
+        sources: Iterable[str],
+        around: Iterable[str],
+    ) -> list[dict[str, Any]]:
+        """The relations between `pairs` (source, target), the one-value facts of `sources`
+        and every relation of the `around` entities, as they stand now (after a write)."""
+        return self._run(
+            "relations_touched",
+            user_id=user_id,
+            pairs=[[src, dst] for src, dst in pairs],
+            sources=list(sources),
+            around=list(around),
+            single_valued_types=list(SINGLE_VALUED_TYPES),
+        )
 
     def count_memories(self, user_id: str) -> int:
         rows = self._run("count_memories", user_id=user_id)

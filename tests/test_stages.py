@@ -372,6 +372,9 @@ def test_a_context_call_reads_what_the_stages_ask_for(tmp_path: Path) -> None:
             ],
             "memory_facts": lambda p: [by_id[i] for i in p["ids"] if i in by_id],
             "user_facts": lambda _: facts if released.wait(10) else [],
+            "user_relations": lambda _: [
+                {"src": r["key"], "dst": r["target"], **r} for r in relations
+            ],
             "get_memories": lambda p: [
                 {
                     "id": i,
@@ -409,6 +412,7 @@ def test_a_context_call_reads_what_the_stages_ask_for(tmp_path: Path) -> None:
         released.set()
         service.drain()
         first_reads = executor.names("MainThread")
+        first_cards = executor.params("entity_cards")
         loaded = executor.names("recollect-bg")
         executor.calls.clear()
         executor.threads.clear()
@@ -419,9 +423,9 @@ def test_a_context_call_reads_what_the_stages_ask_for(tmp_path: Path) -> None:
     # Bob's memory and the cued evidence are candidates; the hub's memories are not
     for result in (first, second):
         assert {s.memory.id for s in result.memories} == {ids["bob1"], ids["bob2"]}
-    assert executor.params("entity_cards")[0]["types"] == ["WORKS_AT"]
+    assert first_cards[0]["types"] == ["WORKS_AT"]
     # the seeds' cards carry the cued relations' evidence: no statement of its own
-    assert executor.params("entity_cards")[0]["evidence"] >= 20
+    assert first_cards[0]["evidence"] >= 20
     # one statement per read (on Bolt, one round trip each)
     assert first_reads == [
         # the user's first call in this process: the caches are brought up to the graph's change
@@ -444,10 +448,16 @@ def test_a_context_call_reads_what_the_stages_ask_for(tmp_path: Path) -> None:
         "get_memories",
         "entity_cards",
     ]
-    # meanwhile the memory facts are read for the process to hold (graph/memory_facts.py), checked
-    # against the change mark around the read; the access statistics are written
-    assert loaded == ["change_mark", "user_facts", "change_mark", "touch_memories"]
-    # held from then on: candidates, entities' memories and neighbours cost no statement
+    # meanwhile the relations and the memory facts are read for the process to hold
+    # (graph/relation_facts.py, graph/memory_facts.py), each checked against the change mark
+    # around the read; the access statistics are written
+    assert loaded == [
+        *("change_mark", "user_relations", "change_mark"),
+        *("change_mark", "user_facts", "change_mark"),
+        "touch_memories",
+    ]
+    # held from then on: candidates, entities' memories and neighbours cost no statement, and the
+    # cards are read bare (their relations are held)
     assert executor.names("MainThread") == [
         "change_mark",
         "profile_header",
@@ -456,6 +466,8 @@ def test_a_context_call_reads_what_the_stages_ask_for(tmp_path: Path) -> None:
         "get_memories",
         "entity_cards",
     ]
+    bare = executor.params("entity_cards")
+    assert all(set(p["bare"]) == set(p["keys"]) for p in bare)
 
 
 def test_spread_takes_other_sessions_before_a_third_turn_of_one() -> None:

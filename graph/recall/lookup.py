@@ -15,7 +15,7 @@ from the caches.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from extraction.lexicon import FIRST_PERSON
@@ -82,7 +82,8 @@ def look_up(service: MemoryService, request: ContextRequest, as_of: float) -> Lo
     # candidates: one statement for both. A hub's card (the user, a constant topic) is read with
     # its relations only when the message cues a type: ranking its thousands of relations costs in
     # proportion to the user's history, and its strongest few say nothing about this message
-    cards = service.store.entities(
+    cards = read_cards(
+        service,
         user_id,
         seeds.keys,
         config.card_relations,
@@ -119,6 +120,27 @@ def look_up(service: MemoryService, request: ContextRequest, as_of: float) -> Lo
         lifts=lifts,
         known=[*cued, *early, *timed],
     )
+
+
+def read_cards(
+    service: MemoryService,
+    user_id: str,
+    keys: Sequence[str],
+    limit: int,
+    cued: Iterable[str],
+    evidence: int = MAX_EVIDENCE,
+    bare: Iterable[str] = (),
+) -> dict[str, EntityRecord]:
+    """Context cards: each entity with its strongest `limit` relations and every relation of a
+    `cued` type (the `bare` keys with none). The relations come from the copy the service holds
+    (graph/relation_facts.py) when it does, with the entities' own properties read bare, so the
+    read does not grow with an entity's relations; else from the graph."""
+    cued = list(cued)
+    held = service.caches.relations(user_id, keys, limit, cued, evidence, bare)
+    if held is None:
+        return service.store.entities(user_id, keys, limit, cued, evidence, bare=bare)
+    cards = service.store.entities(user_id, keys, limit, (), evidence, bare=keys)
+    return {k: replace(card, relations=held.get(k, ())) for k, card in cards.items()}
 
 
 def asker(service: MemoryService, request: ContextRequest) -> str | None:

@@ -41,7 +41,7 @@ from graph.recall.confidence import (
     with_notes,
 )
 from graph.recall.config import RetrievalConfig
-from graph.recall.lookup import Lookup, look_up
+from graph.recall.lookup import Lookup, look_up, read_cards
 from graph.recall.request import ContextRequest, check_request
 from graph.recall.scoring import Fusion
 from graph.recall.stages import Scored, Scorer, card_keys, hubs, rank, select
@@ -296,8 +296,8 @@ def _cards(service: MemoryService, request: ContextRequest, found: Lookup) -> li
     missing = [k for k in keys if k not in found.cards]
     bare = hubs(missing, found.counts, config.hub_mentions)  # expanded hubs: display only
     cards_by_key.update(
-        service.store.entities(
-            request.user_id, missing, config.card_relations, found.seeds.cues, bare=bare
+        read_cards(
+            service, request.user_id, missing, config.card_relations, found.seeds.cues, bare=bare
         )
     )
     return [cards_by_key[k] for k in keys if k in cards_by_key]

@@ -72,6 +72,7 @@ class Edits:
             if mark is None:
                 raise NotFound(f"no memory {memory_id!r} for this user")
             caches.patch_facts(user_id, lambda held: held.pinned(memory_id, pinned))
+            caches.forget_relations(user_id)  # their strength changed: read again
             caches.advance(user_id, [mark])
         found = self._store.memories(user_id, [memory_id])
         record = next(iter(found.values()), None)
@@ -109,6 +110,7 @@ class Edits:
                 mark = self._store.merge_entities(user_id, key, into)
                 resolver.learn_alias(into, key, [source.label, *source.aliases])
                 caches.patch_facts(user_id, partial(UserFacts.merged, source=key, target=into))
+                caches.relations_changed(user_id, around=(key, into))
                 caches.advance(user_id, [mark])
         record = self._store.entities(user_id, [into]).get(into)
         if record is None:  # forgotten between the merge and the read

@@ -304,6 +304,12 @@ class WritePipeline:
         for source, target in merges:
             marks.append(self._store.merge_entities(user_id, source, target))
         caches.patch_facts(user_id, lambda held: _wrote(held, rows, merges))
+        caches.relations_changed(
+            user_id,
+            pairs=[(r.src, r.dst) for r in rows.relations],
+            sources=rows.single_valued_sources,
+            around=[key for pair in merges for key in pair],
+        )
         caches.spoke(user_id, [s for m in memories if (s := m.speaker) and m.kind == "turn"])
         # counts in the cached catalogue follow the write
         for entity in rows.entities:

@@ -1,0 +1,198 @@
+"""One user's relations held in process: what a context card shows of each relation between two
+of the user's entities (graph/records.py RelationRecord), indexed by entity.
+
+A context call reads the cards of the message's entities and of those it expands to, each with
+its strongest relations and every relation of a type the message cues. In the graph that read
+walks every relationship of the entity — on FalkorDB the memories' MENTIONS too — and orders
+them, so it grew with the user's history: 10 ms of a call at 10,000 real turns, 31 ms at 50,000,
+most of it on the few entities mentioned thousands of times (docs/performance.md). Relations change
+only through writes the service sees, so the service keeps this copy in step with its own writes:
+after a batch it reads back the relations the batch touched (cypher/relations_touched.cypher: the
+pairs it wrote, the one-value facts whose validity it recomputed, everything around an entity it
+merged), and any other change (a forget, a pin, a change from another process) drops the copy,
+which is then read again in the background (cypher/user_relations.cypher). Until it is held,
+calls read the graph as before. The graph stays the source of truth.
+
+Cards from this copy equal cypher/entity_cards.cypher's (tests/test_relation_facts.py): the same
+order (strong, count, last_seen, newest first; then type and the other entity's key), the
+strongest `limit` plus every relation of a cued type, the newest `evidence` ids of each.
+
+Not thread-safe by itself: graph/caches.py reads it under its lock and changes it under the
+write lock.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from graph.records import RelationRecord
+
+# bytes one relation's entry weighs (its record, its evidence ids, its places in both entities'
+# indexes), for the cache budget (graph/residency.py): measured with tracemalloc on the relations
+# of 10,000 real turns of bench/realtext.py
+PER_RELATION = 600
+
+# (source, type, target): one relation of the graph
+RelKey = tuple[str, str, str]
+
+
+@dataclass(frozen=True)
+class HeldRelation:
+    """A relation as the graph holds it, with all its evidence (oldest first)."""
+
+    src: str
+    type: str
+    dst: str
+    count: int
+    strong: int
+    role: str | None
+    first_seen: float | None
+    last_seen: float | None
+    valid_from: float | None
+    valid_to: float | None
+    evidence: tuple[str, ...]
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> HeldRelation:
+        return cls(
+            src=str(row["src"]),
+            type=str(row["type"]),
+            dst=str(row["dst"]),
+            count=int(row.get("count") or 0),
+            strong=int(row.get("strong") or 0),
+            role=row.get("role"),
+            first_seen=row.get("first_seen"),
+            last_seen=row.get("last_seen"),
+            valid_from=row.get("valid_from"),
+            valid_to=row.get("valid_to"),
+            evidence=tuple(str(i) for i in row.get("evidence") or ()),
+        )
+
+    @property
+    def key(self) -> RelKey:
+        return (self.src, self.type, self.dst)
+
+    def seen_from(self, entity: str, evidence: int) -> RelationRecord:
+        """The relation on `entity`'s card, with its newest `evidence` ids."""
+        out = self.src == entity
+        return RelationRecord(
+            type=self.type,
+            direction="out" if out else "in",
+            target=self.dst if out else self.src,
+            count=self.count,
+            strong=self.strong,
+            role=self.role,
+            first_seen=self.first_seen,
+            last_seen=self.last_seen,
+            evidence=self.evidence[-evidence:] if evidence > 0 else (),
+            valid_from=self.valid_from,
+            valid_to=self.valid_to,
+        )
+
+
+def _strength(rel: HeldRelation, entity: str) -> tuple[Any, ...]:
+    """The card order as a key to sort ascending: strong, count and last_seen descending, then
+    the type and the other entity's key (cypher/entity_cards.cypher's ORDER BY), then the
+    direction (both directions of one type between two entities: the outgoing first)."""
+    out = rel.src == entity
+    return (
+        -rel.strong,
+        -rel.count,
+        -(rel.last_seen if rel.last_seen is not None else float("-inf")),
+        rel.type,
+        rel.dst if out else rel.src,
+        not out,
+    )
+
+
+class UserRelations:
+    def __init__(self) -> None:
+        self._rels: dict[RelKey, HeldRelation] = {}
+        self._around: dict[str, set[RelKey]] = {}  # entity key → its relations, both directions
+        self._ordered: dict[str, list[HeldRelation]] = {}  # card order, until the entity changes
+
+    @classmethod
+    def load(cls, rows: Iterable[Mapping[str, Any]]) -> UserRelations:
+        """From cypher/user_relations.cypher's rows."""
+        held = cls()
+        for row in rows:
+            held._put(HeldRelation.from_row(row))
+        return held
+
+    def __len__(self) -> int:
+        return len(self._rels)
+
+    @property
+    def nbytes(self) -> int:
+        return PER_RELATION * len(self._rels) + sys.getsizeof(self._rels)
+
+    # -- reads --------------------------------------------------------------------------------
+
+    def card(
+        self, entity: str, limit: int, cued: Iterable[str], evidence: int
+    ) -> tuple[RelationRecord, ...]:
+        """`entity`'s relations as its context card carries them: the strongest `limit`, then
+        every other relation of a `cued` type, in card order."""
+        wanted = frozenset(cued)
+        ordered = self._in_order(entity)
+        if len(ordered) <= limit:
+            kept = ordered
+        else:
+            kept = ordered[:limit] + [r for r in ordered[limit:] if r.type in wanted]
+        return tuple(r.seen_from(entity, evidence) for r in kept)
+
+    def _in_order(self, entity: str) -> list[HeldRelation]:
+        ordered = self._ordered.get(entity)
+        if ordered is None:
+            rels = [self._rels[k] for k in self._around.get(entity, ())]
+            ordered = sorted(rels, key=lambda r: _strength(r, entity))
+            self._ordered[entity] = ordered
+        return ordered
+
+    # -- changes ------------------------------------------------------------------------------
+
+    def replace(
+        self,
+        rows: Iterable[Mapping[str, Any]],
+        pairs: Iterable[tuple[str, str]] = (),
+        sources: Mapping[str, frozenset[str]] | None = None,
+        around: Iterable[str] = (),
+    ) -> None:
+        """What cypher/relations_touched.cypher read back after a write: every held relation it
+        covers — between the `pairs` (source → target, any type), from the `sources` of the
+        given types, touching an entity `around` — goes, and the rows (the graph's state of
+        exactly those) come in."""
+        covered: set[RelKey] = set()
+        for src, dst in pairs:
+            covered.update(k for k in self._around.get(src, ()) if k[0] == src and k[2] == dst)
+        for src, types in (sources or {}).items():
+            covered.update(k for k in self._around.get(src, ()) if k[0] == src and k[1] in types)
+        for key in around:
+            covered.update(self._around.get(key, ()))
+        for rel_key in covered:
+            self._drop(rel_key)
+        for row in rows:
+            self._put(HeldRelation.from_row(row))
+
+    def _put(self, rel: HeldRelation) -> None:
+        key = rel.key
+        if key in self._rels:
+            self._drop(key)
+        self._rels[key] = rel
+        for end in (rel.src, rel.dst):
+            self._around.setdefault(end, set()).add(key)
+            self._ordered.pop(end, None)
+
+    def _drop(self, key: RelKey) -> None:
+        if self._rels.pop(key, None) is None:
+            return
+        for end in (key[0], key[2]):
+            keys = self._around.get(end)
+            if keys is not None:
+                keys.discard(key)
+                if not keys:
+                    del self._around[end]
+            self._ordered.pop(end, None)
