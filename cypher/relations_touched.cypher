@@ -4,7 +4,14 @@
 // of the $around entities in either direction (an entity merge moved them). The copy replaces
 // exactly what these cover with the rows, so it equals the graph after the write.
 UNWIND $pairs AS p
-MATCH (a:Entity {user_id: $user_id, key: p[0]})-[r]->(b:Entity {user_id: $user_id, key: p[1]})
+MATCH (a:Entity {user_id: $user_id, key: p[0]})
+WITH a, p
+MATCH (b:Entity {user_id: $user_id, key: p[1]})
+// both ends found first, so the engine looks up the edges between them (an expand-into) instead
+// of walking every relationship of the source: 100 pairs of a 14k-memory user's own entity took
+// 10 s the other way, 10 ms this way (FalkorDB)
+WITH a, b
+MATCH (a)-[r]->(b)
 RETURN a.key AS src, type(r) AS type, b.key AS dst, r.count AS count, r.strong AS strong,
   r.role AS role, r.first_seen AS first_seen, r.last_seen AS last_seen,
   r.valid_from AS valid_from, r.valid_to AS valid_to, r.evidence AS evidence
