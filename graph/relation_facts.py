@@ -31,9 +31,10 @@ from typing import Any
 from graph.records import RelationRecord
 
 # bytes one relation's entry weighs (its record, its evidence ids, its places in both entities'
-# indexes), for the cache budget (graph/residency.py): measured with tracemalloc on the relations
-# of 10,000 real turns of bench/realtext.py
-PER_RELATION = 600
+# indexes and card orders), for the cache budget (graph/residency.py): 797 measured with
+# tracemalloc on the 1,760 relations of 3,000 real turns of bench/realtext.py (1.3 evidence ids
+# each)
+PER_RELATION = 800
 
 # (source, type, target): one relation of the graph
 RelKey = tuple[str, str, str]
