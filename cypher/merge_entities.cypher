@@ -5,6 +5,9 @@
 // source's label and aliases become the target's aliases, then the source is deleted and the
 // target's mention count recounted. A relation between the two is dropped, not turned into a
 // loop. Relationship types are literals of the vocabulary (graph/vocabulary.py), chosen by type.
+// Returns too the memories that mentioned the source or backed its relations (`changed`): the
+// profile tallies and index shares of their sessions and days name the source and are tallied
+// again (graph/write/profiles.py).
 MATCH (s:Entity {user_id: $user_id, key: $source})
 MATCH (t:Entity {user_id: $user_id, key: $target})
 // the user's change sequence advances (as in write_memories.cypher): replicas reload the catalogue
@@ -20,9 +23,12 @@ FOREACH (_ IN CASE WHEN m IS NULL THEN [] ELSE [1] END |
   MERGE (m)-[z:MENTIONS]->(t)
   ON CREATE SET z.as_speaker = y.as_speaker
 )
-WITH DISTINCT seq, epoch, s, t
+WITH seq, epoch, s, t, collect(DISTINCT m.id) AS said
+WITH seq, epoch, s, t,
+  said + reduce(ids = [], e IN [(s)-[q]-(:Entity {user_id: $user_id}) | q.evidence] | ids + e)
+    AS changed
 OPTIONAL MATCH (s)-[r]->(o:Entity {user_id: $user_id})
-WITH seq, epoch, s, t, r, o, CASE WHEN r IS NULL OR o.key = $target THEN '' ELSE type(r) END AS k
+WITH seq, epoch, s, t, changed, r, o, CASE WHEN r IS NULL OR o.key = $target THEN '' ELSE type(r) END AS k
 // -- outgoing --
 FOREACH (_ IN CASE WHEN k = 'WORKS_AT' THEN [1] ELSE [] END |
   MERGE (t)-[x:WORKS_AT]->(o)
@@ -258,9 +264,9 @@ FOREACH (_ IN CASE WHEN k = 'RELATED_TO' THEN [1] ELSE [] END |
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
     x.role = coalesce(x.role, r.role))
-WITH DISTINCT seq, epoch, s, t
+WITH DISTINCT seq, epoch, s, t, changed
 OPTIONAL MATCH (o:Entity {user_id: $user_id})-[r]->(s)
-WITH seq, epoch, s, t, r, o, CASE WHEN r IS NULL OR o.key = $target THEN '' ELSE type(r) END AS k
+WITH seq, epoch, s, t, changed, r, o, CASE WHEN r IS NULL OR o.key = $target THEN '' ELSE type(r) END AS k
 // -- incoming --
 FOREACH (_ IN CASE WHEN k = 'WORKS_AT' THEN [1] ELSE [] END |
   MERGE (o)-[x:WORKS_AT]->(t)
@@ -496,7 +502,7 @@ FOREACH (_ IN CASE WHEN k = 'RELATED_TO' THEN [1] ELSE [] END |
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
     x.role = coalesce(x.role, r.role))
-WITH DISTINCT seq, epoch, s, t
+WITH DISTINCT seq, epoch, s, t, changed
 // -- entity --
 SET t.aliases = coalesce(t.aliases, []) +
     [a IN [s.label] + coalesce(s.aliases, []) WHERE NOT a IN coalesce(t.aliases, []) AND a <> t.label],
@@ -504,8 +510,8 @@ SET t.aliases = coalesce(t.aliases, []) +
   t.last_seen = CASE WHEN s.last_seen > t.last_seen THEN s.last_seen ELSE t.last_seen END,
   t.gender = coalesce(t.gender, s.gender)
 DETACH DELETE s
-WITH DISTINCT seq, epoch, t
+WITH DISTINCT seq, epoch, t, changed
 OPTIONAL MATCH (t)<-[:MENTIONS]-(m:Memory {user_id: $user_id})
-WITH seq, epoch, t, count(m) AS mentions
+WITH seq, epoch, t, changed, count(m) AS mentions
 SET t.mention_count = mentions
-RETURN t.key AS key, mentions, seq, epoch
+RETURN t.key AS key, mentions, seq, epoch, changed

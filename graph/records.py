@@ -171,6 +171,16 @@ class Mark:
 
 
 @dataclass(frozen=True)
+class EntityMerge:
+    """One entity merged into another (cypher/merge_entities.cypher): the change it made, and
+    the memories that mentioned the source or backed its relations (the profile tallies of
+    their sessions and days name the source: graph/write/profiles.py tallies them again)."""
+
+    mark: Mark
+    changed: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class ChangeLog:
     """The change sequence with the removals it still lists: (sequence value, memory id) pairs
     newer than `trimmed`."""

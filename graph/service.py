@@ -77,7 +77,8 @@ class MemoryService:
         self._edits = Edits(store, self.caches)
         self.profiles = ProfileWriter(store, self.background)
         self._writer.after_sessionless = self.profiles.days_changed
-        self._writer.after_relinked = self.profiles.relinked
+        self._writer.after_changed = self.profiles.changed
+        self._edits.after_merge = self.profiles.corrected
 
     def close(self) -> None:
         self.background.close()

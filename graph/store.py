@@ -21,6 +21,7 @@ from graph.profile.store import PROFILE_STATEMENTS, KnowledgeStore, ProfileStore
 from graph.records import (
     MAX_EVIDENCE,
     ChangeLog,
+    EntityMerge,
     EntityRecord,
     ExistingMemory,
     GraphEdge,
@@ -232,14 +233,17 @@ class Store:
         speakers = [row["key"] for row in rows if row["spoke"]]
         return people, speakers
 
-    def merge_entities(self, user_id: str, source: str, target: str) -> Mark | None:
-        """The change made when `source` existed and was merged into `target`, else None."""
+    def merge_entities(self, user_id: str, source: str, target: str) -> EntityMerge | None:
+        """The merge made when `source` existed and was merged into `target`, else None."""
         rows = self._run(
             "merge_entities", user_id=user_id, source=source, target=target, epoch=uuid4().hex
         )
         # the target's facts now include the source's: one value at a time again
         self._run("revalidate_facts", user_id=user_id, sources=[target], **_SINGLE_VALUED)
-        return Mark.from_row(rows[0]) if rows else None
+        if not rows:
+            return None
+        changed = tuple(dict.fromkeys(str(i) for i in rows[0]["changed"] or ()))
+        return EntityMerge(Mark.from_row(rows[0]), changed)
 
     # -- the change sequence (graph/follow.py) ------------------------------------------------
 

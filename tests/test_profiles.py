@@ -19,7 +19,14 @@ from extraction.extractor import Extractor
 from graph.profile import coverage, rules, signals
 from tests.conftest import Api, close_api, embedded_only, open_api
 
-KEYS = {"bea": "key-bea", "bob": "key-bob", "cal": "key-cal", "dee": "key-dee"}
+KEYS = {
+    "bea": "key-bea",
+    "bob": "key-bob",
+    "cal": "key-cal",
+    "dee": "key-dee",
+    "eve": "key-eve",
+    "fay": "key-fay",
+}
 REMEMBER = "mutation($inputs: [MemoryInput!]!) { rememberMany(inputs: $inputs) { id } }"
 END = "mutation($u: ID!, $s: ID!) { endSession(userId: $u, sessionId: $s) { turnCount } }"
 PROFILE = """query($u: ID!, $speaker: String) { profile(userId: $u, speaker: $speaker) {
@@ -284,6 +291,69 @@ def test_a_recurring_topic_relinks_an_ended_sessions_share(keyed: Api) -> None:
     assert topics["entryCount"] >= 2  # the first session's turn counts the topic too
     _ok(keyed, "dee", REFRESH, u="dee")
     assert _index(keyed, "dee") == folded
+
+
+# said first as the small model's place, then as a game: the place merges into the work
+GUESSED = "I spent the whole evening in Stardew Valley."
+TYPED = "I love the game Stardew Valley so much."
+MERGE = """mutation($u: ID!, $s: [String!]!, $t: String!) {
+  mergeEntities(userId: $u, sources: $s, into: $t) { key } }"""
+
+
+def _keys(api: Api, user: str) -> set[str]:
+    return set(api.runtime.store.list_entity_keys(user, None, None, None, 100))
+
+
+def test_a_later_retype_retallies_the_earlier_sessions_and_days(keyed: Api) -> None:
+    """An ended session's turn names a place (the tagger's guess); a later session's turn types
+    it as a game, and the write merges the place into the work: the earlier turn now mentions
+    the work. The earlier session's tallies named the place (a name in the turn, a place in the
+    index share): they are tallied again at the next update, so the stored profile and index
+    equal a rebuild and no longer show the place. The same for turns without a session, by
+    day."""
+    store = keyed.runtime.store
+    said = [("2026-05-04T10:00:00Z", GUESSED), ("2026-05-11T10:00:00Z", TYPED)]
+    for n, (when, text) in enumerate(said):
+        session = f"e{n + 1}"
+        _ok(keyed, "eve", REMEMBER, inputs=_inputs("eve", session, when, [("Eve", text)]))
+        if n == 0:
+            assert "place:stardew_valley" in _keys(keyed, "eve")  # the guess, at first
+        _ok(keyed, "eve", END, u="eve", s=session)
+        keyed.runtime.service.drain()
+        day = [{"userId": "fay", "speaker": "Fay", "text": text, "occurredAt": when}]
+        _ok(keyed, "fay", REMEMBER, inputs=day)
+        keyed.runtime.service.drain()
+    for user in ("eve", "fay"):
+        keys = _keys(keyed, user)
+        assert "work:stardew_valley" in keys and "place:stardew_valley" not in keys
+        folded, index = _stored(keyed, user), _index(keyed, user)
+        assert "Stardew Valley" not in [p["label"] for p in index["places"]]
+        _ok(keyed, user, REFRESH, u=user)
+        assert _stored(keyed, user) == folded
+        assert _index(keyed, user) == index
+    assert [d.name for d in store.profiles.day_tallies("fay")] == ["2026-05-04", "2026-05-11"]
+
+
+def test_a_merge_by_hand_retallies_the_sessions_of_the_source(keyed: Api) -> None:
+    """mergeEntities moves a person's mentions from an ended session's turn to another person
+    (Bobby was Carl's nickname): the update it queues tallies that session again, so the stored
+    index counts one person, as a rebuild does."""
+    said = [
+        ("h1", "2026-06-01T10:00:00Z", "My friend Bobby taught me chess last summer."),
+        ("h2", "2026-06-08T10:00:00Z", "My friend Carl Jensen plays chess at the club."),
+    ]
+    for session, when, text in said:
+        _ok(keyed, "eve", REMEMBER, inputs=_inputs("eve", session, when, [("Eve", text)]))
+        _ok(keyed, "eve", END, u="eve", s=session)
+    keyed.runtime.service.drain()
+    assert {"person:bobby", "person:carl_jensen"} <= _keys(keyed, "eve")
+    _ok(keyed, "eve", MERGE, u="eve", s=["person:bobby"], t="person:carl_jensen")
+    keyed.runtime.service.drain()
+    assert "person:bobby" not in _keys(keyed, "eve")
+    folded, index = _stored(keyed, "eve"), _index(keyed, "eve")
+    _ok(keyed, "eve", REFRESH, u="eve")
+    assert _stored(keyed, "eve") == folded
+    assert _index(keyed, "eve") == index
 
 
 def test_settings_and_a_bad_timezone(keyed: Api) -> None:

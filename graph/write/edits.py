@@ -6,7 +6,7 @@ and its held change mark advances (graph/caches.py).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 
 from graph.caches import UserCaches
@@ -22,6 +22,9 @@ class Edits:
     def __init__(self, store: Store, caches: UserCaches) -> None:
         self._store = store
         self._caches = caches
+        # told, after a merge by hand, of the memories that mentioned a source or backed its
+        # relations: their sessions' profile tallies name it (graph/write/profiles.py)
+        self.after_merge: Callable[[str, list[str]], object] | None = None
 
     def forget(self, user_id: str, memory_id: str) -> bool:
         check_memory_id(user_id, memory_id)
@@ -84,7 +87,8 @@ class Edits:
         """Corrects the graph by hand: each source entity's mentions, relations (counts summed,
         evidence joined) and names move into `into`, and the source is deleted. Idempotent: a
         source already merged into `into` (now its alias) is skipped; any other unknown key is
-        NotFound. Each source is one atomic statement; the resolver learns the alias at once."""
+        NotFound. Each source is one atomic statement; the resolver learns the alias at once.
+        The profiles follow in the background (`after_merge`)."""
         check_user_id(user_id)
         keys = [check_entity_key(k, "sources") for k in sources]
         check_entity_key(into, "into")
@@ -95,6 +99,7 @@ class Edits:
                 "sources", f"holds the target {into!r}; an entity is not merged into itself"
             )
         caches = self._caches
+        changed: dict[str, None] = {}
         with caches.lock:
             caches.follow_locked(user_id)
             resolver = caches.catalog(user_id)
@@ -107,11 +112,15 @@ class Edits:
                 source = resolver.entities.get(key)
                 if source is None:
                     continue  # merged before: the alias resolves to the target
-                mark = self._store.merge_entities(user_id, key, into)
+                merge = self._store.merge_entities(user_id, key, into)
                 resolver.learn_alias(into, key, [source.label, *source.aliases])
                 caches.patch_facts(user_id, partial(UserFacts.merged, source=key, target=into))
                 caches.relations_changed(user_id, around=(key, into))
-                caches.advance(user_id, [mark])
+                if merge is not None:
+                    caches.advance(user_id, [merge.mark])
+                    changed.update(dict.fromkeys(merge.changed))
+        if changed and self.after_merge is not None:
+            self.after_merge(user_id, list(changed))
         record = self._store.entities(user_id, [into]).get(into)
         if record is None:  # forgotten between the merge and the read
             raise NotFound(f"no entity {into!r} for this user")

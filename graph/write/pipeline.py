@@ -74,8 +74,9 @@ class _Slots:
 
     ids: list[MemoryId | None]
     created: list[bool]
-    # user -> earlier memories this batch linked to a topic that recurs now (MENTIONS added)
-    relinked: dict[str, set[str]] = field(default_factory=dict)
+    # user -> earlier memories whose facts this batch changed: linked to a topic that recurs
+    # now (MENTIONS added), or mentioning an entity merged or retyped (their mentions moved)
+    changed: dict[str, set[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -112,9 +113,10 @@ class WritePipeline:
         # queues the profile update of the days of new turns without a session (it runs in the
         # background: graph/write/profiles.py)
         self.after_sessionless: Callable[[str, list[str]], object] | None = None
-        # told of earlier memories a batch linked to a recurring topic: their sessions' index
-        # shares are stale (graph/write/profiles.py)
-        self.after_relinked: Callable[[str, list[str]], object] | None = None
+        # told of earlier memories whose facts a batch changed (a recurring topic linked to
+        # them, an entity they name merged or retyped): their sessions' tallies are stale
+        # (graph/write/profiles.py)
+        self.after_changed: Callable[[str, list[str]], object] | None = None
         self.ingested = 0  # memories written since start (for /metrics)
 
     def remember_many(self, inputs: Sequence[NewMemory]) -> RememberResult:
@@ -137,15 +139,19 @@ class WritePipeline:
     def _after(
         self, batch: list[NewMemory], by_user: dict[str, list[int]], slots: _Slots, now: float
     ) -> None:
-        """Schedules `after_write` for each user whose new turns carry a session, and
-        `after_sessionless` with the UTC days of their new turns that carry none, and
-        `after_relinked` with the earlier memories the batch linked to a recurring topic."""
+        """Schedules `after_write` for each user whose new turns carry a session; tells
+        `after_changed` of the earlier memories whose facts the batch changed, then
+        `after_sessionless` of the UTC days of the new turns that carry no session."""
         for user_id, positions in by_user.items():
             created = [batch[i] for i in positions if slots.created[i]]
             turns = [t for t in created if t.session_id]
             if turns and self.after_write is not None:
                 latest = max(t.occurred_at or now for t in turns)
                 self._background.run(self.after_write, user_id, latest)
+            # before the days' update is queued: that update tallies the changed ones too
+            changed = slots.changed.get(user_id)
+            if changed and self.after_changed is not None:
+                self.after_changed(user_id, sorted(changed))
             days = {
                 day_of(now if t.occurred_at is None else t.occurred_at)
                 for t in created
@@ -153,9 +159,6 @@ class WritePipeline:
             }
             if days and self.after_sessionless is not None:
                 self.after_sessionless(user_id, sorted(days))
-            relinked = slots.relinked.get(user_id)
-            if relinked and self.after_relinked is not None:
-                self.after_relinked(user_id, sorted(relinked))
 
     def _result(self, by_user: dict[str, list[int]], slots: _Slots) -> RememberResult:
         """The records of every input, as stored (a known input returns the existing memory)."""
@@ -269,10 +272,10 @@ class WritePipeline:
                 self._store.last_in_sessions(user_id, sessions),
                 repeat_of,
             )
-            self._write(user_id, resolver, rows, resolutions, memories, matrix)
+            merged = self._write(user_id, resolver, rows, resolutions, memories, matrix)
             self._absorb(user_id, {ids[p]: f.absorbed for p, f in folded.items()}, now)
         earlier = {m for r in resolutions for m, _ in r.back_mentions}
-        slots.relinked.setdefault(user_id, set()).update(earlier)
+        slots.changed.setdefault(user_id, set()).update(earlier | merged)
         return True
 
     def _absorb(self, user_id: str, absorbed: dict[str, tuple[str, ...]], now: float) -> None:
@@ -295,14 +298,19 @@ class WritePipeline:
         resolutions: Sequence[Resolution],
         memories: Sequence[NewMemory],
         matrix: Vector,
-    ) -> None:
-        """The statement, the merges it implies, then this process's caches (under the lock)."""
+    ) -> set[str]:
+        """The statement, the merges it implies, then this process's caches (under the lock).
+        Returns the memories that mentioned an entity merged away or backed its relations."""
         caches = self._caches
         marks: list[Mark | None] = [self._store.write_batch(user_id, rows)]
         self.ingested += len(rows.memories)
         merges = [pair for resolution in resolutions for pair in resolution.merges]
+        changed: set[str] = set()
         for source, target in merges:
-            marks.append(self._store.merge_entities(user_id, source, target))
+            merge = self._store.merge_entities(user_id, source, target)
+            if merge is not None:
+                marks.append(merge.mark)
+                changed.update(merge.changed)
         caches.patch_facts(user_id, lambda held: _wrote(held, rows, merges))
         caches.relations_changed(
             user_id,
@@ -320,6 +328,7 @@ class WritePipeline:
         caches.vectors.add(user_id, ids, matrix)
         caches.lexical.add(user_id, ids, [embedding_text(m.text, m.speaker) for m in memories])
         caches.advance(user_id, marks)
+        return changed
 
     def _resolve(
         self,

@@ -7,8 +7,11 @@ user's (:Profile) and (:Expertise) nodes are replaced. Turns written without a s
 tallied per UTC day of their occurredAt on a (:DayTally), again after each write that adds to
 that day, and folded with the sessions. Forgetting a turn tallies its session (or day) again and
 folds, so the turn leaves every item's evidence (an item with none left goes); `forgetUser`
-deletes the profiles and day tallies with everything else. `refreshProfile` tallies every ended
-session and sessionless day again. Each session and day also keeps its share of the knowledge
+deletes the profiles and day tallies with everything else. A write that changes the facts of
+earlier turns — a recurring topic linked to them, an entity they name merged into another or
+retyped, on write or by hand (`mergeEntities`) — has their sessions and days tallied again at the
+user's next update (a hand merge queues one). `refreshProfile` tallies every ended session and
+sessionless day again. Each session and day also keeps its share of the knowledge
 indexes (graph/profile/coverage_tally.py), tallied with it; each update then folds the shares into
 the user's indexes (graph/write/knowledge.py), so neither reads the user's whole history.
 
@@ -23,7 +26,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from graph.background import Background
@@ -67,7 +70,9 @@ class ProfileWriter:
         self._store = store
         self._background = background
         self._pending: dict[str, Due] = {}
-        self._stale: dict[str, Due] = {}  # tallied again at the user's next update
+        # memories whose facts changed since they were tallied: their sessions and days are
+        # tallied again at the user's next update
+        self._changed: dict[str, set[str]] = {}
         self._lock = threading.Lock()
 
     def session_ended(self, user_id: str, session_id: str) -> None:
@@ -82,20 +87,20 @@ class ProfileWriter:
         forgotten; it joins a waiting update of the user as sessions do."""
         self._queue(user_id, Due(days=set(days)))
 
-    def relinked(self, user_id: str, memory_ids: Sequence[str]) -> None:
-        """Earlier memories a write linked to a topic that recurs now: the index shares of their
-        sessions (or days) count the topic's mentions without them, so the user's next update
-        tallies those again. Looked up in the background; schedules no update of its own."""
-        self._background.run(self._mark_stale, user_id, list(memory_ids))
-
-    def _mark_stale(self, user_id: str, memory_ids: list[str]) -> None:
-        found = self._store.memories(user_id, memory_ids).values()
-        sessions = {m.session_id for m in found if m.session_id is not None}
-        days = {day_of(m.occurred_at) for m in found if m.session_id is None and m.kind == "turn"}
+    def changed(self, user_id: str, memory_ids: Iterable[str]) -> None:
+        """Earlier memories whose facts a write changed: linked to a topic that recurs now, or
+        naming an entity merged into another or retyped (its mentions and relations moved to
+        another key). The tallies of their sessions (or days) hold what the graph said before,
+        so the user's next update tallies those again (it looks them up, in the background).
+        Schedules no update of its own: the write's session ends, or its day is tallied, next."""
         with self._lock:
-            stale = self._stale.setdefault(user_id, Due())
-            stale.sessions |= sessions
-            stale.days |= days
+            self._changed.setdefault(user_id, set()).update(memory_ids)
+
+    def corrected(self, user_id: str, memory_ids: Iterable[str]) -> None:
+        """Memories whose facts a correction by hand changed (`mergeEntities`): as `changed`,
+        with the user's update queued now, since no write of the user need follow."""
+        self.changed(user_id, memory_ids)
+        self._queue(user_id, Due())
 
     def _queue(self, user_id: str, due: Due) -> None:
         with self._lock:
@@ -109,7 +114,8 @@ class ProfileWriter:
     def _run_pending(self, user_id: str) -> None:
         with self._lock:
             due = self._pending.pop(user_id, Due())
-            stale = self._stale.pop(user_id, Due())
+            changed = self._changed.pop(user_id, set())
+        stale = occasions(self._store, user_id, changed)
         due.sessions |= stale.sessions
         due.days |= stale.days
         fold(self._store, user_id, due)
@@ -154,6 +160,16 @@ def fold(store: Store, user_id: str, again: Due | None) -> list[rules.Profile]:
     if counted:  # none: the user was forgotten since the update was queued; nothing to index
         refresh_indexes(store, user_id, [c.coverage for c in counted])
     return profiles
+
+
+def occasions(store: Store, user_id: str, memory_ids: Iterable[str]) -> Due:
+    """The sessions and sessionless days of the turns among `memory_ids` (others are tallied
+    nowhere; a forgotten memory has left its own)."""
+    turns = [m for m in store.memory_facts(user_id, memory_ids).values() if m.kind == "turn"]
+    return Due(
+        sessions={m.session_id for m in turns if m.session_id is not None},
+        days={day_of(m.occurred_at) for m in turns if m.session_id is None},
+    )
 
 
 def counted_all(store: Store, user_id: str, again: Due | None) -> list[Counted]:
