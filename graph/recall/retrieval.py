@@ -83,21 +83,22 @@ class _Header:
 def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
     check_request(request, service.limits)
     laps = Laps()  # each stage's time, for /metrics and bench/perf.py
-    # the caches (FAISS, BM25, catalogue) first catch up with what other processes changed
-    service.caches.follow(request.user_id)
-    laps.lap("follow")
-    as_of = request.as_of if request.as_of is not None else time.time()
-    header = _header(service, request, as_of)
-    laps.lap("header")
-    floor = minimum_tokens(header.time_line, header.user_line)
-    if request.token_budget is not None and request.token_budget < floor:
-        raise InvalidInput(
-            "tokenBudget",
-            f"is {request.token_budget}; at least {floor} needed for the time and user lines",
-        )
-    # the message is embedded on the query pool while this thread reads the graph
+    # the message is embedded on the query pool from the start, while this thread reads the
+    # graph and parses the message: the reads before the parse overlap it too
     embedding = service.models.embed_query(embedding_text(request.message, None))
     try:
+        # the caches (FAISS, BM25, catalogue) first catch up with what other processes changed
+        service.caches.follow(request.user_id)
+        laps.lap("follow")
+        as_of = request.as_of if request.as_of is not None else time.time()
+        header = _header(service, request, as_of)
+        laps.lap("header")
+        floor = minimum_tokens(header.time_line, header.user_line)
+        if request.token_budget is not None and request.token_budget < floor:
+            raise InvalidInput(
+                "tokenBudget",
+                f"is {request.token_budget}; at least {floor} needed for the time and user lines",
+            )
         return _retrieve(service, request, as_of, header, embedding)
     finally:
         embedding.cancel()  # a failed call leaves no work queued; a running one just finishes
