@@ -23,6 +23,7 @@ write lock.
 
 from __future__ import annotations
 
+import heapq
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -30,11 +31,11 @@ from typing import Any
 
 from graph.records import RelationRecord
 
-# bytes one relation's entry weighs (its record, its evidence ids, its places in both entities'
-# indexes and card orders), for the cache budget (graph/residency.py): 797 measured with
-# tracemalloc on the 1,760 relations of 3,000 real turns of bench/realtext.py (1.3 evidence ids
-# each)
-PER_RELATION = 800
+# bytes one relation's entry weighs (its record, its evidence ids, its places in the indexes by
+# entity and type and by pair, the entities' strongest lists), for the cache budget
+# (graph/residency.py): 1,280 measured with tracemalloc on the 1,760 relations of 3,000 real turns
+# of bench/realtext.py (1.3 evidence ids each)
+PER_RELATION = 1300
 
 # (source, type, target): one relation of the graph
 RelKey = tuple[str, str, str]
@@ -112,8 +113,12 @@ def _strength(rel: HeldRelation, entity: str) -> tuple[Any, ...]:
 class UserRelations:
     def __init__(self) -> None:
         self._rels: dict[RelKey, HeldRelation] = {}
-        self._around: dict[str, set[RelKey]] = {}  # entity key → its relations, both directions
-        self._ordered: dict[str, list[HeldRelation]] = {}  # card order, until the entity changes
+        # entity key → relation type → its relations of that type, both directions
+        self._around: dict[str, dict[str, set[RelKey]]] = {}
+        self._between: dict[tuple[str, str], set[RelKey]] = {}  # (source, target) → relations
+        # entity key → its strongest relations in card order (as many as last asked for), until
+        # the entity's relations change
+        self._top: dict[str, list[HeldRelation]] = {}
 
     @classmethod
     def load(cls, rows: Iterable[Mapping[str, Any]]) -> UserRelations:
@@ -136,22 +141,28 @@ class UserRelations:
         self, entity: str, limit: int, cued: Iterable[str], evidence: int
     ) -> tuple[RelationRecord, ...]:
         """`entity`'s relations as its context card carries them: the strongest `limit`, then
-        every other relation of a `cued` type, in card order."""
-        wanted = frozenset(cued)
-        ordered = self._in_order(entity)
-        if len(ordered) <= limit:
-            kept = ordered
-        else:
-            kept = ordered[:limit] + [r for r in ordered[limit:] if r.type in wanted]
-        return tuple(r.seen_from(entity, evidence) for r in kept)
+        every other relation of a `cued` type, in card order. Costs the entity's relations of
+        the cued types, not all of them: the user's own entity holds thousands."""
+        by_type = self._around.get(entity, {})
+        top = self._strongest(entity, limit)
+        shown = {r.key for r in top}
+        extra = [
+            self._rels[k]
+            for rel_type in dict.fromkeys(cued)
+            for k in by_type.get(rel_type, ())
+            if k not in shown
+        ]
+        extra.sort(key=lambda r: _strength(r, entity))
+        return tuple(r.seen_from(entity, evidence) for r in [*top, *extra])
 
-    def _in_order(self, entity: str) -> list[HeldRelation]:
-        ordered = self._ordered.get(entity)
-        if ordered is None:
-            rels = [self._rels[k] for k in self._around.get(entity, ())]
-            ordered = sorted(rels, key=lambda r: _strength(r, entity))
-            self._ordered[entity] = ordered
-        return ordered
+    def _strongest(self, entity: str, limit: int) -> list[HeldRelation]:
+        held = self._top.get(entity)
+        total = sum(len(keys) for keys in self._around.get(entity, {}).values())
+        if held is None or (len(held) < limit and len(held) < total):
+            rels = (self._rels[k] for keys in self._around.get(entity, {}).values() for k in keys)
+            held = heapq.nsmallest(limit, rels, key=lambda r: _strength(r, entity))
+            self._top[entity] = held
+        return held[:limit]
 
     # -- changes ------------------------------------------------------------------------------
 
@@ -167,12 +178,13 @@ class UserRelations:
         given types, touching an entity `around` — goes, and the rows (the graph's state of
         exactly those) come in."""
         covered: set[RelKey] = set()
-        for src, dst in pairs:
-            covered.update(k for k in self._around.get(src, ()) if k[0] == src and k[2] == dst)
+        for pair in pairs:
+            covered.update(self._between.get(pair, ()))
         for src, types in (sources or {}).items():
-            covered.update(k for k in self._around.get(src, ()) if k[0] == src and k[1] in types)
+            by_type = self._around.get(src, {})
+            covered.update(k for t in types for k in by_type.get(t, ()) if k[0] == src)
         for key in around:
-            covered.update(self._around.get(key, ()))
+            covered.update(k for keys in self._around.get(key, {}).values() for k in keys)
         for rel_key in covered:
             self._drop(rel_key)
         for row in rows:
@@ -183,17 +195,29 @@ class UserRelations:
         if key in self._rels:
             self._drop(key)
         self._rels[key] = rel
+        self._between.setdefault((rel.src, rel.dst), set()).add(key)
         for end in (rel.src, rel.dst):
-            self._around.setdefault(end, set()).add(key)
-            self._ordered.pop(end, None)
+            self._around.setdefault(end, {}).setdefault(rel.type, set()).add(key)
+            self._top.pop(end, None)
 
     def _drop(self, key: RelKey) -> None:
         if self._rels.pop(key, None) is None:
             return
-        for end in (key[0], key[2]):
-            keys = self._around.get(end)
-            if keys is not None:
-                keys.discard(key)
-                if not keys:
+        src, rel_type, dst = key
+        _discard(self._between, (src, dst), key)
+        for end in (src, dst):
+            by_type = self._around.get(end)
+            if by_type is not None:
+                _discard(by_type, rel_type, key)
+                if not by_type:
                     del self._around[end]
-            self._ordered.pop(end, None)
+            self._top.pop(end, None)
+
+
+def _discard(index: dict[Any, set[RelKey]], at: Any, key: RelKey) -> None:
+    """Takes `key` out of `index[at]`, and the entry once it is empty."""
+    keys = index.get(at)
+    if keys is not None:
+        keys.discard(key)
+        if not keys:
+            del index[at]
