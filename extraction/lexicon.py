@@ -589,6 +589,41 @@ INTERJECTIONS = {
     "y'all",
     "xoxo",
 }
+# the last word of a company's name that says it is one, whatever the tagger guessed ("Zentrivo
+# Labs" tagged a facility, "Brightwell Partners" a person): legal designators (Inc, Ltd, LLC, GmbH)
+# and the plural or sector heads English company names end in; not words that also end names of
+# places or venues ("Studios", "Bank", "Institute", "Centre")
+ORG_DESIGNATORS = {
+    "inc",
+    "incorporated",
+    "corp",
+    "corporation",
+    "co",
+    "company",
+    "llc",
+    "llp",
+    "ltd",
+    "limited",
+    "plc",
+    "gmbh",
+    "labs",
+    "technologies",
+    "solutions",
+    "systems",
+    "software",
+    "analytics",
+    "consulting",
+    "consultants",
+    "industries",
+    "enterprises",
+    "holdings",
+    "partners",
+    "associates",
+    "ventures",
+    "pharmaceuticals",
+    "logistics",
+}
+
 # -- chat formulas: praise, agreement and wishes that state nothing about anyone (episodes) -----
 
 CHAT_FORMULAS = {

@@ -155,6 +155,8 @@ class DocState:
         words = span.text.split()
         if entity_type in {"org", "topic"} and words and words[0].lower() == "project":
             entity_type = "project"
+        if entity_type in {"person", "place"} and names.designated(span.text):
+            entity_type = "org"  # "Zentrivo Labs" (a facility, says the tagger)
         tentative = entity_type != "topic" and names.is_tentative(span, self.doc)
         called = entity_type == "person" and names.addressed(span, ent)
         self.add(entity_type, span.text, span, tentative=tentative, addressed=called)

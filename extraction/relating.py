@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from spacy.tokens import Token
 
+from extraction import names
 from extraction.clause import (
     dobjs,
     elided_subject,
@@ -122,12 +123,21 @@ def _implied_type(state: DocState, rel: str, obj: Token) -> None:
         ):
             state.retype(obj, implied, typed=True)
         return
+    preposition = obj.head.lower_ if obj.head.dep_ == "prep" else ""
+    if current == "org" and implied == "place" and preposition in _PLACE_PREPOSITIONS:
+        # "I moved to Kelowna" (an org, guesses the tagger): a move, a home or an origin is a
+        # place, unless the name says it is a company or is one the model surely knows ("I moved
+        # to Google" is a new job)
+        label = state.mentions[key].label if key in state.mentions else obj.text
+        if rel != "VISITED" and not names.designated(label) and not names.well_known(label):
+            state.retype(obj, implied)
+        return
     if current == implied or current not in {"topic", "person"}:  # the tagger's org or place stays
         return
-    if current == "person":
-        preposition = obj.head.lower_ if obj.head.dep_ == "prep" else ""
-        if preposition not in _PLACE_PREPOSITIONS or rel in {"VISITED", "MEMBER_OF"}:
-            return
+    if current == "person" and (
+        preposition not in _PLACE_PREPOSITIONS or rel in {"VISITED", "MEMBER_OF"}
+    ):
+        return
     state.retype(obj, implied)
 
 

@@ -259,20 +259,12 @@ def test_a_short_form_of_a_speakers_name_is_that_speaker(extractor: Extractor) -
 @pytest.mark.parametrize(
     ("sentence", "fact"),
     [
-        pytest.param(
-            "I work at Zentrivo Labs.", ("WORKS_AT", "org:zentrivo_labs"), marks=OPEN
-        ),  # tagged a place
-        pytest.param(
-            "I work for Zentrivo Labs.", ("WORKS_AT", "org:zentrivo_labs"), marks=OPEN
-        ),  # tagged a person
+        ("I work at Zentrivo Labs.", ("WORKS_AT", "org:zentrivo_labs")),  # tagged a place
+        ("I work for Zentrivo Labs.", ("WORKS_AT", "org:zentrivo_labs")),  # tagged a person
         ("My brother works at Vellicor.", ("WORKS_AT", "org:vellicor")),
-        pytest.param(
-            "I moved to Kelowna.", ("MOVED_TO", "place:kelowna"), marks=OPEN
-        ),  # tagged an org
-        pytest.param(
-            "We relocated to Kelowna last year.", ("MOVED_TO", "place:kelowna"), marks=OPEN
-        ),
-        pytest.param("I'm from Kelowna originally.", ("FROM", "place:kelowna"), marks=OPEN),
+        ("I moved to Kelowna.", ("MOVED_TO", "place:kelowna")),  # tagged an org
+        ("We relocated to Kelowna last year.", ("MOVED_TO", "place:kelowna")),
+        ("I'm from Kelowna originally.", ("FROM", "place:kelowna")),
         ("I live in Kelowna.", ("LIVES_IN", "place:kelowna")),
     ],
 )
