@@ -671,6 +671,9 @@ CHAT_FORMULAS = {
     "morning",
 }
 
+# greetings by the time of day, said before a name ("Morning Jess!", "Good evening Sam")
+DAY_GREETINGS = {"morning", "mornin", "afternoon", "evening", "night", "nite"}
+
 DAYS_AND_MONTHS = {
     "mon",
     "tue",

@@ -3,7 +3,9 @@
 The small model tags "Hey Mel" as a person, "Woohoo" as an org and "Glad" (in "Glad you came")
 as a person. A span is cleaned and judged here, before it becomes a mention:
 
-- leading greetings, interjections and punctuation go ("ya, Melanie" → "Melanie");
+- leading greetings, interjections and punctuation go ("ya, Melanie" → "Melanie", "Morning
+  Jess" → "Jess"), and so does a verb with its preposition that opens the sentence ("Going to
+  Lisbon!!" → "Lisbon");
 - a name has a capital letter; a lone interjection, day or month abbreviation is none;
 - a one-word name seen only at the start of sentences is *tentative*: the resolver keeps it only
   if the user's catalogue knows it already (any capitalised word can start a sentence);
@@ -22,7 +24,7 @@ from functools import lru_cache
 
 from spacy.tokens import Doc, Span, Token
 
-from extraction.lexicon import DAYS_AND_MONTHS, INTERJECTIONS, ORG_DESIGNATORS
+from extraction.lexicon import DAY_GREETINGS, DAYS_AND_MONTHS, INTERJECTIONS, ORG_DESIGNATORS
 
 # Zipf frequency (wordfreq) from which a lower-case word is too common to be a one-word org or
 # place name: "love" 6.0, "support" 5.5 — while most names of places and orgs are rarer
@@ -52,12 +54,37 @@ def _noise(token: Token) -> bool:
     )
 
 
+def _leading_chat(span: Span, start: int) -> int:
+    """How many tokens from `start` are chat before the name: a day-part greeting before a
+    person's name ("Morning Jess", "Good evening Sam"), or a verb and its preposition opening
+    the sentence ("Going to Lisbon!!": the capital is the sentence's, not a title's)."""
+    doc, end = span.doc, span.end
+    first = doc[start]
+    if span.label_ == "PERSON" and start + 1 < end:
+        if first.lower_ in DAY_GREETINGS:
+            return 1
+        if first.lower_ == "good" and doc[start + 1].lower_ in DAY_GREETINGS and start + 2 < end:
+            return 2
+    if (
+        span.label_ != "WORK_OF_ART"
+        and start + 2 < end
+        and first.pos_ in {"VERB", "AUX"}
+        and sentence_initial(first)
+        and doc[start + 1].pos_ == "ADP"
+        and doc[start + 1].is_lower
+    ):
+        return 2
+    return 0
+
+
 def clean(span: Span) -> Span | None:
     """The span without leading chat noise and trailing punctuation, or None if no name is left."""
     doc = span.doc
     start, end = span.start, span.end
     while start < end and _noise(doc[start]):
         start += 1
+    while start < end and (skip := _leading_chat(span, start)):
+        start += skip
     while end > start and (doc[end - 1].is_punct or doc[end - 1].is_space):
         end -= 1
     if start >= end:
