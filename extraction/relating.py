@@ -107,19 +107,21 @@ _PLACE_PREPOSITIONS = {"at", "in", "to", "from", "into"}
 
 
 # nobody reads or plays a person; one may watch one ("watched Sam"), so a person stays there
+# unless the name is made of more than proper nouns ("Paddington 2", "Spirited Away")
 _TITLE_OF_PERSON = {"READ", "PLAYS"}
 
 
 def _implied_type(state: DocState, rel: str, obj: Token) -> None:
     """Retypes an unfamiliar proper name by the verb's range (see IMPLIED_TYPES)."""
     implied = IMPLIED_TYPES.get(rel)
-    if implied is None or obj.pos_ != "PROPN":
-        return
     key = state.key_of(obj)
     current = (key or "topic:").split(":", 1)[0]
+    tagged_person = current == "person" and obj.pos_ != "PRON"  # "Spirited Away": an adverb
+    if implied is None or (obj.pos_ != "PROPN" and not (implied == "work" and tagged_person)):
+        return
     if implied == "work":  # the tagger types titles as anything: a title's verb says more
         if current in {"topic", "org", "place"} or (
-            current == "person" and rel in _TITLE_OF_PERSON
+            tagged_person and (rel in _TITLE_OF_PERSON or not _person_like(state, key))
         ):
             state.retype(obj, implied, typed=True)
         return
@@ -139,6 +141,14 @@ def _implied_type(state: DocState, rel: str, obj: Token) -> None:
     ):
         return
     state.retype(obj, implied)
+
+
+def _person_like(state: DocState, key: str | None) -> bool:
+    """Whether the words of a name the tagger calls a person could be a person's name: proper
+    nouns only, no number, adverb or adjective in it ("Paddington 2" and "Spirited Away" are
+    titles)."""
+    words = [t for t in state.doc if state.token_key.get(t.i) == key and t.pos_ != "PRON"]
+    return all(t.pos_ == "PROPN" and not t.like_num for t in words)
 
 
 def _stated(rel: str, obj: Token, key: str | None) -> bool:

@@ -110,12 +110,8 @@ def test_a_pet_type_learnt_later_corrects_the_earlier_mentions(extractor: Extrac
     ("sentence", "fact"),
     [
         ("I've been playing Stardew Valley every night.", ("PLAYS", "work:stardew_valley")),
-        pytest.param(
-            "We watched Paddington 2 last night.", ("WATCHED", "work:paddington_2"), marks=OPEN
-        ),
-        pytest.param(
-            "I finally watched Spirited Away.", ("WATCHED", "work:spirited_away"), marks=OPEN
-        ),
+        ("We watched Paddington 2 last night.", ("WATCHED", "work:paddington_2")),
+        ("I finally watched Spirited Away.", ("WATCHED", "work:spirited_away")),
         ("My favourite song is Bohemian Rhapsody.", ("LIKES", "work:bohemian_rhapsody")),
         ("I'm reading Piranesi at the moment.", ("READ", "work:piranesi")),
     ],
