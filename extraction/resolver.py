@@ -450,7 +450,9 @@ class Resolver:
         else:
             target = self._resolve(mention.key)
         if _typed_by_evidence(mention) and split_key(target)[0] != mention.type:
-            return self._retype(mention, target, out)
+            typed = self._retype(mention, target, out)
+            self._claim_held(typed, memory_id, out)
+            return typed
         if target in self.entities:
             return target
         if _ACRONYM.fullmatch(mention.label):
@@ -469,7 +471,18 @@ class Resolver:
             del self.candidates[target]
             out.back_mentions.extend((m, target) for m in earlier)
         self.learn(KnownEntity(target, mention.type, mention.label))
+        if _typed_by_evidence(mention):
+            self._claim_held(target, memory_id, out)
         return target
+
+    def _claim_held(self, key: str, memory_id: str, out: Resolution) -> None:
+        """A name held at sentence starts under the tagger's guess ("Biscuit loves his new
+        sweater": a tentative person) that evidence now types ("my dog Biscuit"): the memories
+        holding it mention the typed entity, as a guess known already is merged into it."""
+        value = split_key(key)[1]
+        for guess in sorted(_CONFUSABLE - {split_key(key)[0]}):
+            held = self.candidates.pop(f"{guess}:{value}", [])
+            out.back_mentions.extend((m, key) for m in held if m != memory_id)
 
     def _retype(self, mention: Mention, target: str, out: Resolution) -> str:
         """A name typed by evidence ("my dog Biscuit": a pet; "my sister Liz": a person) that is

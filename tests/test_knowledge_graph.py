@@ -310,6 +310,17 @@ def test_a_type_said_later_corrects_the_taggers_guess(api: Api) -> None:
     assert ("HAS_PET", "in", "person:dana") in _facts(card)
 
 
+def test_a_name_held_at_a_sentence_start_is_the_pet_typed_later(api: Api) -> None:
+    """ "Biscuit loves his new sweater" (a one-word name only at a sentence start: held, no
+    entity yet), then "my dog Biscuit": the first memory mentions the pet."""
+    user = "kg-held-pet"
+    first = _say(api, user, [("Dana", "Biscuit loves his new sweater.")])
+    assert not {k for k in _entity_keys(api, user) if k.endswith(":biscuit")}
+    _say(api, user, [("Dana", "My dog Biscuit hates baths.")], session="s2")
+    card = _card(api, user, "pet:biscuit")
+    assert card is not None and first[0] in {m["id"] for m in card["memories"]}
+
+
 def test_a_role_names_a_person_the_tagger_did_not(api: Api) -> None:
     """A known person the tagger saw once is not turned into a pet: only guesses are corrected,
     and a person a role noun vouched for ("my sister Ana") stays a person."""

@@ -79,28 +79,30 @@ def test_a_pet_named_alone_later_stays_the_pet(extractor: Extractor) -> None:
     assert not [k for k in named if k.endswith(":biscuit") and k != "pet:biscuit"]
 
 
-@OPEN
-def test_a_pet_type_learnt_later_corrects_the_earlier_mentions(extractor: Extractor) -> None:
-    """Named alone first (at a sentence start the name is only held; mid-sentence the tagger
-    guesses a type), then "my dog Biscuit": every earlier memory mentions the pet — a held name
-    by a mention added to its memory, a guess by its merge into the pet."""
-    said = _talk(
+def test_a_pet_type_learnt_later_corrects_a_name_held_before(extractor: Extractor) -> None:
+    """ "Biscuit" only at a sentence start is held on its memory (any capitalised word can start
+    a sentence); "my dog Biscuit" later: the held memory mentions the pet."""
+    _, typed = _talk(
         extractor,
         [
             ("Dana", "Biscuit loves his new sweater.", "s1"),
-            ("Dana", "Yesterday I took Biscuit to the groomer.", "s1"),
             ("Dana", "My dog Biscuit hates baths.", "s2"),
         ],
     )
-    typed = said[-1]
-    merged = {source for source, into in typed.merges if into == "pet:biscuit"}
-    for i, earlier in enumerate(said[:-1]):
-        keys = earlier.extraction.keys()
-        assert (
-            (f"m{i}", "pet:biscuit") in typed.back_mentions
-            or "pet:biscuit" in keys
-            or merged & set(keys)
-        ), (i, keys, typed.back_mentions, typed.merges)
+    assert typed.back_mentions == [("m0", "pet:biscuit")]
+
+
+def test_a_pet_type_learnt_later_corrects_the_taggers_guess(extractor: Extractor) -> None:
+    guessed, typed = _talk(
+        extractor,
+        [
+            ("Dana", "I think Biscuit missed me.", "s1"),
+            ("Dana", "My dog Biscuit hates baths.", "s2"),
+        ],
+    )
+    said = guessed.extraction.keys()
+    (guess,) = [k for k in said if k.endswith(":biscuit")]
+    assert typed.merges == [(guess, "pet:biscuit")]
 
 
 # -- titles and languages are never people or places --------------------------------------------
@@ -227,6 +229,7 @@ def test_coordinated_titles_are_two_entities(
         ("Yo Mike, long time no see.", "Mike"),
         ("We drove to Lisbon- what a city.", "Lisbon"),
         ("Going to Lisbon!!", "Lisbon"),
+        pytest.param("Sadly Biscuit got sick last night.", "Biscuit", marks=OPEN),
     ],
 )
 def test_no_greeting_verb_or_punctuation_fuses_into_a_name(
