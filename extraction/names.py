@@ -4,8 +4,8 @@ The small model tags "Hey Mel" as a person, "Woohoo" as an org and "Glad" (in "G
 as a person. A span is cleaned and judged here, before it becomes a mention:
 
 - leading greetings, interjections and punctuation go ("ya, Melanie" → "Melanie", "Morning
-  Jess" → "Jess"), and so does a verb with its preposition that opens the sentence ("Going to
-  Lisbon!!" → "Lisbon");
+  Jess" → "Jess", "Sadly Biscuit" → "Biscuit"), and so does a verb with its preposition that
+  opens the sentence ("Going to Lisbon!!" → "Lisbon");
 - a name has a capital letter; a lone interjection, day or month abbreviation is none;
 - a one-word name seen only at the start of sentences is *tentative*: the resolver keeps it only
   if the user's catalogue knows it already (any capitalised word can start a sentence);
@@ -56,8 +56,9 @@ def _noise(token: Token) -> bool:
 
 def _leading_chat(span: Span, start: int) -> int:
     """How many tokens from `start` are chat before the name: a day-part greeting before a
-    person's name ("Morning Jess", "Good evening Sam"), or a verb and its preposition opening
-    the sentence ("Going to Lisbon!!": the capital is the sentence's, not a title's)."""
+    person's name ("Morning Jess", "Good evening Sam"), an adverb of the clause ("Sadly
+    Biscuit got sick"), or a verb and its preposition opening the sentence ("Going to
+    Lisbon!!": the capital is the sentence's, not a title's)."""
     doc, end = span.doc, span.end
     first = doc[start]
     if span.label_ == "PERSON" and start + 1 < end:
@@ -65,6 +66,8 @@ def _leading_chat(span: Span, start: int) -> int:
             return 1
         if first.lower_ == "good" and doc[start + 1].lower_ in DAY_GREETINGS and start + 2 < end:
             return 2
+    if first.pos_ == "ADV" and start + 1 < end and not span.start <= first.head.i < end:
+        return 1  # "Sadly Biscuit got sick": the adverb modifies the verb, not the name
     if (
         span.label_ != "WORK_OF_ART"
         and start + 2 < end
