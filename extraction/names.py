@@ -24,7 +24,13 @@ from functools import lru_cache
 
 from spacy.tokens import Doc, Span, Token
 
-from extraction.lexicon import DAY_GREETINGS, DAYS_AND_MONTHS, INTERJECTIONS, ORG_DESIGNATORS
+from extraction.lexicon import (
+    DAY_GREETINGS,
+    DAYS_AND_MONTHS,
+    INTERJECTIONS,
+    ORG_DESIGNATORS,
+    PROGRAMMING_LANGUAGES,
+)
 
 # Zipf frequency (wordfreq) from which a lower-case word is too common to be a one-word org or
 # place name: "love" 6.0, "support" 5.5 — while most names of places and orgs are rarer
@@ -171,3 +177,11 @@ def designated(label: str) -> bool:
 def well_known(label: str) -> bool:
     """A name common enough in English that the tagger's type for it is knowledge, not a guess."""
     return zipf(label.lower()) >= WELL_KNOWN_ZIPF
+
+
+def may_be_language(token: Token) -> bool:
+    """Whether a word may name a language: the tagger's LANGUAGE or NORP ("Korean", "French":
+    a nationality word is its people's language when one studies it), or a programming language
+    of the documented list. Evidence beside it must still say it is one here (a study verb, the
+    noun "language"): "rust" and "Julia" are other things too."""
+    return token.ent_type_ in {"LANGUAGE", "NORP"} or token.lower_ in PROGRAMMING_LANGUAGES

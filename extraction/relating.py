@@ -86,7 +86,8 @@ def relate(
 
 # what the verb's range says an unfamiliar name is: "I work at Zentrix Labs" (the small model: a
 # person, or nothing) is an organisation, "we moved to Kelmoor" a place, "I'm reading Dune" (a
-# person, says the tagger) and "we played Overwatch" (an org) titles
+# person, says the tagger) and "we played Overwatch" (an org) titles, "I'm learning Kotlin" (a
+# place) or "I study French" (a nationality) a language, when the word may name one
 IMPLIED_TYPES = {
     "WORKS_AT": "org",
     "VOLUNTEERS_AT": "org",
@@ -98,6 +99,8 @@ IMPLIED_TYPES = {
     "READ": "work",
     "WATCHED": "work",
     "PLAYS": "work",
+    "STUDIES": "language",
+    "PRACTICES": "language",
 }
 
 
@@ -117,6 +120,10 @@ def _implied_type(state: DocState, rel: str, obj: Token) -> None:
     key = state.key_of(obj)
     current = (key or "topic:").split(":", 1)[0]
     tagged_person = current == "person" and obj.pos_ != "PRON"  # "Spirited Away": an adverb
+    if implied == "language":  # "French" in "I study French" is an adjective to the parser
+        if current != "language" and obj.pos_ != "PRON" and names.may_be_language(obj):
+            state.retype(obj, implied, typed=True)
+        return
     if implied is None or (obj.pos_ != "PROPN" and not (implied == "work" and tagged_person)):
         return
     if implied == "work":  # the tagger types titles as anything: a title's verb says more

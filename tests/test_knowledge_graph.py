@@ -346,6 +346,24 @@ def test_a_title_said_later_corrects_the_taggers_guess(api: Api) -> None:
     assert ("LIKES", "in", "person:dana") in _facts(card)
 
 
+def test_a_language_said_later_corrects_the_taggers_guess(api: Api) -> None:
+    """ "Rust" guessed a person (or anything), then "learning Rust": one language entity,
+    labelled Language, that the first memory mentions and the learner STUDIES."""
+    user = "kg-language"
+    first = _say(api, user, [("Dana", "Honestly I think Rust has changed how I code.")])
+    _say(api, user, [("Dana", "I've been learning Rust for a year now.")], session="s2")
+    keys = _entity_keys(api, user)
+    assert {k for k in keys if k.endswith(":rust")} == {"language:rust"}
+    card = _card(api, user, "language:rust")
+    assert card is not None and first[0] in {m["id"] for m in card["memories"]}
+    assert ("STUDIES", "in", "person:dana") in _facts(card)
+    page = api.ok(
+        'query($u: ID!) { entities(userId: $u, type: "language") { edges { node { key } } } }',
+        u=user,
+    )["entities"]
+    assert [e["node"]["key"] for e in page["edges"]] == ["language:rust"]
+
+
 def test_a_nickname_of_a_speaker_is_the_speaker(api: Api) -> None:
     user = "kg-nickname"
     _say(api, user, [("Elizabeth", "I just got back from Lisbon."), ("Ana", "Welcome back!")])

@@ -125,24 +125,14 @@ def test_a_title_is_a_work(extractor: Extractor, sentence: str, fact: tuple[str,
 @pytest.mark.parametrize(
     ("sentence", "fact"),
     [
-        pytest.param("I'm learning Rust.", ("STUDIES", "language:rust"), marks=OPEN),
-        pytest.param(
-            "I'm learning Kotlin these days.", ("STUDIES", "language:kotlin"), marks=OPEN
-        ),  # tagged a place
-        pytest.param(
-            "I started learning TypeScript.", ("STUDIES", "language:typescript"), marks=OPEN
-        ),  # an org
-        pytest.param(
-            "I'm learning Swift for iOS.", ("STUDIES", "language:swift"), marks=OPEN
-        ),  # a person
-        pytest.param("I'm learning Go.", ("STUDIES", "language:go"), marks=OPEN),
-        pytest.param(
-            "I've been learning Portuguese.", ("STUDIES", "language:portuguese"), marks=OPEN
-        ),
-        pytest.param(
-            "I'm practicing my Spanish every day.", ("PRACTICES", "language:spanish"), marks=OPEN
-        ),
-        pytest.param("Rust is my favorite language.", ("LIKES", "language:rust"), marks=OPEN),
+        ("I'm learning Rust.", ("STUDIES", "language:rust")),
+        ("I'm learning Kotlin these days.", ("STUDIES", "language:kotlin")),  # tagged a place
+        ("I started learning TypeScript.", ("STUDIES", "language:typescript")),  # an org
+        ("I'm learning Swift for iOS.", ("STUDIES", "language:swift")),  # a person
+        ("I'm learning Go.", ("STUDIES", "language:go")),
+        ("I've been learning Portuguese.", ("STUDIES", "language:portuguese")),
+        ("I'm practicing my Spanish every day.", ("PRACTICES", "language:spanish")),
+        ("Rust is my favorite language.", ("LIKES", "language:rust")),
     ],
 )
 def test_a_language_is_a_language(
@@ -155,21 +145,28 @@ def test_a_language_is_a_language(
     assert not {t for t in _types(extractor, sentence).values()} & {"person", "place"}
 
 
-@OPEN
-def test_coordinated_languages_are_each_studied(extractor: Extractor) -> None:
-    typed = _typed(extractor, "I study French and German at college.")
+@pytest.mark.parametrize(
+    "sentence",
+    ["I study French and German at college.", "I took French and German in high school."],
+)
+def test_coordinated_languages_are_each_studied(extractor: Extractor, sentence: str) -> None:
+    """The parser makes a language's name an adjective ("French"): the tagger's NORP says more;
+    a language taken as a course is studied."""
+    typed = _typed(extractor, sentence)
     assert {("STUDIES", "language:french"), ("STUDIES", "language:german")} <= typed
 
 
-@OPEN
+def test_someone_taken_somewhere_is_no_language_studied(extractor: Extractor) -> None:
+    assert not [t for t in _typed(extractor, "I took Julia to the zoo.") if t[0] == "STUDIES"]
+
+
 def test_a_language_word_without_evidence_keeps_its_ordinary_sense(extractor: Extractor) -> None:
     """The list alone types nothing: a snake, a metal, a person called Julia."""
     assert ("LIKES", "topic:python") in _typed(extractor, "I love pythons and other snakes.")
     assert "language" not in _types(extractor, "There is rust all over my bike.").values()
-    assert _types(extractor, "Julia called me last night.").get("Julia") == "person"
+    assert _types(extractor, "Julia called me last night.").get("Julia") != "language"
 
 
-@OPEN
 def test_a_language_said_later_corrects_the_taggers_guess(extractor: Extractor) -> None:
     """ "Rust (person)": the guess of an earlier memory is merged into the language."""
     guessed, learnt = _talk(
@@ -181,13 +178,29 @@ def test_a_language_said_later_corrects_the_taggers_guess(extractor: Extractor) 
     )
     before, after = guessed.extraction.keys(), learnt.extraction.keys()
     guess = [k for k in before if k.endswith(":rust")]
+    assert guess == ["person:rust"]  # the small model's guess
     assert "language:rust" in after
     assert {s for s, into in learnt.merges if into == "language:rust"} == {
         k for k in guess if k != "language:rust"
     }
 
 
-@OPEN
+def test_learning_a_language_leaves_a_person_of_that_name_alone(extractor: Extractor) -> None:
+    """A given name that is also a language's ("Julia", in the `nicknames` table): the friend
+    stays a person, and the language is another entity."""
+    _, learnt, later = _talk(
+        extractor,
+        [
+            ("Dana", "My friend Julia is visiting next week.", "s1"),
+            ("Dana", "I've been learning Julia for data science.", "s2"),
+            ("Dana", "I think Julia will love the lake.", "s3"),
+        ],
+    )
+    studied, named = learnt.extraction.keys(), later.extraction.keys()
+    assert "language:julia" in studied and learnt.merges == []
+    assert "person:julia" in named
+
+
 def test_the_language_type_is_in_the_vocabulary_and_the_ranges() -> None:
     from extraction.kinds import LANGUAGE
 
