@@ -12,9 +12,6 @@ from extraction.keys import split_key
 from extraction.resolver import Resolution, Resolver
 from graph.vocabulary import ENTITY_LABELS, RANGES
 
-# patterns that fail on main (bc07e81); each later commit that fixes one removes its mark
-OPEN = pytest.mark.xfail(strict=True, reason="not handled yet")
-
 
 def _typed(extractor: Extractor, text: str, speaker: str = "Dana") -> set[tuple[str, str]]:
     result = extractor.extract(text, speaker)
@@ -291,3 +288,20 @@ def test_a_well_known_org_moved_to_is_no_place(extractor: Extractor) -> None:
     """ "I moved to Google" is a new job: the tagger's org for a name that common stays."""
     typed = _typed(extractor, "I moved to Google last year.")
     assert not [t for t in typed if t[1].startswith("place:")], typed
+
+
+# -- still open: the patterns the rules do not reach, and why ------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=True, reason="no verb class reads 'listen to', and 'listening to Adele' is a person"
+)
+def test_a_song_listened_to_is_no_person(extractor: Extractor) -> None:
+    types = _types(extractor, "I keep listening to Bohemian Rhapsody.")
+    assert types.get("Bohemian Rhapsody") not in {"person", "place"}
+
+
+@pytest.mark.xfail(strict=True, reason="the parser makes 'nonstop' the object of 'playing'")
+def test_a_title_played_before_an_adverb_is_played(extractor: Extractor) -> None:
+    typed = _typed(extractor, "I've been playing Elden Ring nonstop.")
+    assert ("PLAYS", "work:elden_ring") in typed
