@@ -48,6 +48,7 @@ FOREACH (_ IN CASE WHEN x IS NULL THEN [] ELSE [1] END |
   FOREACH (_ IN CASE WHEN x.type = 'topic' THEN [1] ELSE [] END | SET e:Topic)
   FOREACH (_ IN CASE WHEN x.type = 'pet' THEN [1] ELSE [] END | SET e:Pet)
   FOREACH (_ IN CASE WHEN x.type = 'work' THEN [1] ELSE [] END | SET e:Work)
+  FOREACH (_ IN CASE WHEN x.type = 'language' THEN [1] ELSE [] END | SET e:Language)
 )
 WITH seq, epoch, created, count(*) AS _entities
 UNWIND CASE WHEN size($mentions) = 0 THEN [null] ELSE $mentions END AS me

@@ -154,7 +154,12 @@ def with_conjuncts(tokens: Iterable[Token]) -> list[Token]:
     out: list[Token] = []
     for token in tokens:
         out.append(token)
-        out.extend(c for c in token.conjuncts if c.pos_ in {"NOUN", "PROPN", "VERB"})
+        # a language's name is an adjective to the parser ("Spanish and Italian")
+        out.extend(
+            c
+            for c in token.conjuncts
+            if c.pos_ in {"NOUN", "PROPN", "VERB"} or c.ent_type_ in {"LANGUAGE", "NORP"}
+        )
     return out
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from spacy.tokens import Token
 
+from extraction import names
 from extraction.clause import (
     dobjs,
     gerunds_of,
@@ -99,11 +100,15 @@ def going_or_working(state: DocState, subjects: list[str], verb: Token, lemma: s
 
 
 def _taking(state: DocState, subjects: list[str], verb: Token) -> None:
-    """ "took a pottery class", "took a road trip" → ATTENDED; "took the kids to the museum" →
-    the taker went there too (VISITED a place, else ATTENDED)."""
+    """ "took a pottery class", "took a road trip" → ATTENDED; "took French in high school" (a
+    language taken as a course) → STUDIES; "took the kids to the museum" → the taker went there
+    too (VISITED a place, else ATTENDED)."""
     taken = [d for d in dobjs(verb) if object_kind(state, d) in {CLASS, EVENT}]
     if head_lemma(verb) == "take":
         relate(state, subjects, "ATTENDED", taken)
+        if not pobjs(verb, {"to"}):  # "took Julia to the zoo" carried someone somewhere
+            languages = [d for d in dobjs(verb) if names.may_be_language(d)]
+            relate(state, subjects, "STUDIES", languages)
     # what is taken or brought must be someone or something: "bring positive changes to the
     # neighborhood" goes nowhere
     carried = [d for d in dobjs(verb) if object_kind(state, d) not in {LIGHT, ABSTRACT}]

@@ -10,7 +10,17 @@ import re
 
 from slugify import slugify
 
-ENTITY_TYPES = ("person", "place", "org", "project", "event", "topic", "pet", "work")
+ENTITY_TYPES = (
+    "person",
+    "place",
+    "org",
+    "project",
+    "event",
+    "topic",
+    "pet",
+    "work",
+    "language",
+)
 
 _LEADING = re.compile(
     r"^(?:(?:the|a|an|my|our|your|his|her|their|its|this|that|these|those|some)\s+)+",

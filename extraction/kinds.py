@@ -7,10 +7,11 @@ the memory mentions). Phrases that only look like facts — idioms and support-v
 ("come out on top", "make a good team", "take care", "give a heads up") — state none.
 
 An object's kind is decided from the strongest evidence at hand, in order: the entity the token
-already stands for (a name typed by the tagger or by a role noun: "my dog Biscuit" is a pet), the
-tagger's label of a title (WORK_OF_ART, PRODUCT, LANGUAGE), a gerund (an activity), then the
-noun's class in documented word lists (places, events, groups, classes, schools, works, games,
-sports, instruments, food, abstract and light nouns). A word list, not a lexical database: no
+already stands for (a name typed by the tagger or by a role noun: "my dog Biscuit" is a pet, a
+verb: "learning Rust" is a language), the tagger's label of a title or a language (WORK_OF_ART,
+PRODUCT, LANGUAGE), a gerund (an activity), then the noun's class in documented word lists
+(places, events, groups, classes, schools, works, games, sports, instruments, food, abstract and
+light nouns). A word list, not a lexical database: no
 registry package ships WordNet's noun classes with their data, and a model download at run time is
 not allowed; the lists are general English, never a data set's words.
 """
@@ -43,6 +44,7 @@ SPORT = "sport"
 INSTRUMENT = "instrument"
 ACTIVITY = "activity"  # something done: a gerund, a hobby
 SUBJECT = "subject"  # a field of study or skill
+LANGUAGE = "language"  # a natural or programming language: "Portuguese", "Rust"
 FOOD = "food"
 GENRE = "genre"  # a kind of book, film or music: "fantasy", "jazz"
 PROJECT = "project"
@@ -234,6 +236,7 @@ _ANY = frozenset(
         INSTRUMENT,
         ACTIVITY,
         SUBJECT,
+        LANGUAGE,
         FOOD,
         GENRE,
         PROJECT,
@@ -248,7 +251,9 @@ _TITLES = frozenset({WORK, NAME, ORG})  # the small model types titles as orgs, 
 RANGES: dict[str, frozenset[str]] = {
     "WORKS_AT": frozenset({ORG, PLACE, SCHOOL, GROUP, NAME}),
     "WORKS_ON": frozenset({PROJECT, WORK, WRITTEN, SCREEN, GAME, NAME, THING}),
-    "STUDIES": frozenset({SUBJECT, ACTIVITY, SCHOOL, INSTRUMENT, SPORT, ABSTRACT, NAME, THING}),
+    "STUDIES": frozenset(
+        {SUBJECT, LANGUAGE, ACTIVITY, SCHOOL, INSTRUMENT, SPORT, ABSTRACT, NAME, THING}
+    ),
     "LIVES_IN": frozenset({PLACE}),
     "MOVED_TO": frozenset({PLACE}),
     "FROM": frozenset({PLACE}),
@@ -260,8 +265,10 @@ RANGES: dict[str, frozenset[str]] = {
     "PARTNER_OF": frozenset({PERSON}),
     "FRIEND_OF": frozenset({PERSON}),
     "HAS_PET": frozenset({PET}),
-    "OWNS": _ANY - {PERSON, ABSTRACT, EVENT, ACTIVITY, SUBJECT, CLASS, GROUP, GENRE},
-    "PRACTICES": frozenset({ACTIVITY, SPORT, INSTRUMENT, SUBJECT, GAME, NAME, THING}),
+    "OWNS": _ANY - {PERSON, ABSTRACT, EVENT, ACTIVITY, SUBJECT, LANGUAGE, CLASS, GROUP, GENRE},
+    # a language is studied ("learning Rust") or practised ("practising my Spanish"); liked,
+    # disliked, planned and supported as anything is; it is no place, org, work or thing owned
+    "PRACTICES": frozenset({ACTIVITY, SPORT, INSTRUMENT, SUBJECT, LANGUAGE, GAME, NAME, THING}),
     "PLAYS": frozenset({GAME, SPORT, INSTRUMENT}) | _TITLES,
     "MADE": frozenset({THING, WORK, WRITTEN, SCREEN, FOOD, GAME, PROJECT, PLACE, NAME}),
     "READ": frozenset({WRITTEN, SCREEN, GENRE}) | _TITLES,
@@ -282,8 +289,9 @@ _BY_KEY = {
     "pet": PET,
     "event": EVENT,
     "work": WORK,
+    "language": LANGUAGE,
 }
-_BY_LABEL = {"WORK_OF_ART": WORK, "PRODUCT": THING, "LANGUAGE": SUBJECT, "EVENT": EVENT}
+_BY_LABEL = {"WORK_OF_ART": WORK, "PRODUCT": THING, "LANGUAGE": LANGUAGE, "EVENT": EVENT}
 
 
 def kind_of(token: Token, key: str | None) -> str:

@@ -17,10 +17,10 @@ NER_TYPES = {
     "EVENT": "event",
     "WORK_OF_ART": "work",
     "PRODUCT": "topic",
-    "LANGUAGE": "topic",
+    "LANGUAGE": "language",
     "NORP": "topic",
 }
-NAMED_TYPES = {"person", "place", "org", "event", "project", "pet", "work"}
+NAMED_TYPES = {"person", "place", "org", "event", "project", "pet", "work", "language"}
 
 FIRST_PERSON = {"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves"}
 SECOND_PERSON = {"you", "your", "yours", "yourself", "yourselves", "ya", "u"}
@@ -494,6 +494,66 @@ WORK_NOUNS = {
     "sculpture",
 }
 
+# programming languages by their one-word names: those the Stack Overflow Developer Survey
+# (2023) asks about, "golang", and three long taught in schools (Pascal, Scheme, Racket). Names
+# that tokenise into pieces (C++, C#, F#, Objective-C) are left out. Many are ordinary words or
+# given names too ("rust", "swift", "julia"): the list alone types nothing; a study verb or the
+# noun "language" beside the name must say so too (extraction/relating.py, mentions.py)
+PROGRAMMING_LANGUAGES = {
+    "ada",
+    "apex",
+    "apl",
+    "bash",
+    "c",
+    "clojure",
+    "cobol",
+    "crystal",
+    "css",
+    "dart",
+    "delphi",
+    "elixir",
+    "erlang",
+    "fortran",
+    "gdscript",
+    "go",
+    "golang",
+    "groovy",
+    "haskell",
+    "html",
+    "java",
+    "javascript",
+    "julia",
+    "kotlin",
+    "lisp",
+    "lua",
+    "matlab",
+    "nim",
+    "ocaml",
+    "pascal",
+    "perl",
+    "php",
+    "powershell",
+    "prolog",
+    "python",
+    "r",
+    "racket",
+    "raku",
+    "ruby",
+    "rust",
+    "sas",
+    "scala",
+    "scheme",
+    "solidity",
+    "sql",
+    "swift",
+    "typescript",
+    "vba",
+    "zig",
+}
+# nouns for a language: a name beside one is a language if it may be one ("the Rust language",
+# "Rust is my favourite language", "English is my first language")
+LANGUAGE_NOUNS = {"language", "tongue"}
+
 # -- chat words that are never names -------------------------------------------------------------
 
 INTERJECTIONS = {
@@ -589,6 +649,41 @@ INTERJECTIONS = {
     "y'all",
     "xoxo",
 }
+# the last word of a company's name that says it is one, whatever the tagger guessed ("Zentrivo
+# Labs" tagged a facility, "Brightwell Partners" a person): legal designators (Inc, Ltd, LLC, GmbH)
+# and the plural or sector heads English company names end in; not words that also end names of
+# places or venues ("Studios", "Bank", "Institute", "Centre")
+ORG_DESIGNATORS = {
+    "inc",
+    "incorporated",
+    "corp",
+    "corporation",
+    "co",
+    "company",
+    "llc",
+    "llp",
+    "ltd",
+    "limited",
+    "plc",
+    "gmbh",
+    "labs",
+    "technologies",
+    "solutions",
+    "systems",
+    "software",
+    "analytics",
+    "consulting",
+    "consultants",
+    "industries",
+    "enterprises",
+    "holdings",
+    "partners",
+    "associates",
+    "ventures",
+    "pharmaceuticals",
+    "logistics",
+}
+
 # -- chat formulas: praise, agreement and wishes that state nothing about anyone (episodes) -----
 
 CHAT_FORMULAS = {
@@ -635,6 +730,9 @@ CHAT_FORMULAS = {
     "night",
     "morning",
 }
+
+# greetings by the time of day, said before a name ("Morning Jess!", "Good evening Sam")
+DAY_GREETINGS = {"morning", "mornin", "afternoon", "evening", "night", "nite"}
 
 DAYS_AND_MONTHS = {
     "mon",

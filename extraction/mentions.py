@@ -21,6 +21,7 @@ from extraction import names
 from extraction.keys import clean_label, make_key
 from extraction.lexicon import (
     FIRST_PERSON,
+    LANGUAGE_NOUNS,
     NER_TYPES,
     PET_NOUNS,
     PLURAL_ROLES,
@@ -145,17 +146,21 @@ class DocState:
             self._project(token)
             self._unlabelled_person(token)
             self._titled(token)
+            self._language_named(token)
 
     def _entity(self, entity_type: str, span: Span, ent: Span) -> None:
         """One cleaned name span of the tagger's entity `ent`, under the tagger's type."""
-        if entity_type != "topic" and names.too_common(span, ent.label_):
+        if entity_type not in {"topic", "language"} and names.too_common(span, ent.label_):
             return
         if entity_type == "person" and span[0].pos_ == "VERB":
             return  # "Learning German has been tough": an activity, no one's name
         words = span.text.split()
         if entity_type in {"org", "topic"} and words and words[0].lower() == "project":
             entity_type = "project"
-        tentative = entity_type != "topic" and names.is_tentative(span, self.doc)
+        if entity_type in {"person", "place"} and names.designated(span.text):
+            entity_type = "org"  # "Zentrivo Labs" (a facility, says the tagger)
+        # the tagger's LANGUAGE is said of few words, and a capital starts no language's name
+        tentative = entity_type not in {"topic", "language"} and names.is_tentative(span, self.doc)
         called = entity_type == "person" and names.addressed(span, ent)
         self.add(entity_type, span.text, span, tentative=tentative, addressed=called)
 
@@ -180,6 +185,21 @@ class DocState:
             key = self.retype(named[0], "work", typed=True)
             if key is not None and key.startswith("work:"):
                 self.token_key[token.i] = key  # "watched a movie called Coco": Coco
+
+    def _language_named(self, token: Token) -> None:
+        """ "the Rust language", "Rust is my favourite language", "a language called Kotlin":
+        a name beside a noun for a language is one, if it may be (names.may_be_language)."""
+        if token.pos_ != "NOUN" or token.lemma_.lower() not in LANGUAGE_NOUNS:
+            return
+        named = [c for c in token.children if c.dep_ in {"compound", "appos", "amod"}]
+        for acl in (c for c in token.children if c.dep_ == "acl"):
+            if acl.lemma_.lower() in {"call", "name"}:
+                named += [c for c in acl.children if c.dep_ in {"oprd", "attr", "dobj"}]
+        if token.dep_ == "attr" and token.head.lemma_ == "be":
+            named += [c for c in token.head.children if c.dep_ == "nsubj"]
+        for name in named:
+            if name.text[:1].isupper() and names.may_be_language(name):
+                self.retype(name, "language", typed=True)
 
     def _project(self, token: Token) -> None:
         """ "the Orion project": proper-noun compounds of the noun "project" name a project."""

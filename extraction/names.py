@@ -3,7 +3,9 @@
 The small model tags "Hey Mel" as a person, "Woohoo" as an org and "Glad" (in "Glad you came")
 as a person. A span is cleaned and judged here, before it becomes a mention:
 
-- leading greetings, interjections and punctuation go ("ya, Melanie" → "Melanie");
+- leading greetings, interjections and punctuation go ("ya, Melanie" → "Melanie", "Morning
+  Jess" → "Jess", "Sadly Biscuit" → "Biscuit"), and so does a verb with its preposition that
+  opens the sentence ("Going to Lisbon!!" → "Lisbon");
 - a name has a capital letter; a lone interjection, day or month abbreviation is none;
 - a one-word name seen only at the start of sentences is *tentative*: the resolver keeps it only
   if the user's catalogue knows it already (any capitalised word can start a sentence);
@@ -11,7 +13,9 @@ as a person. A span is cleaned and judged here, before it becomes a mention:
   tagger reads as a common noun, and that NER did not call a person is not a name ("Love",
   "Support", "Chess");
 - a person's name called out to ("Hey Jo!", "Thanks, Mell!") is marked, so the resolver can make
-  it the listener.
+  it the listener;
+- a name of two or more words ending in a company designator ("Zentrivo Labs", "Acme Inc") is an
+  organisation, whatever the tagger guessed.
 """
 
 from __future__ import annotations
@@ -20,11 +24,22 @@ from functools import lru_cache
 
 from spacy.tokens import Doc, Span, Token
 
-from extraction.lexicon import DAYS_AND_MONTHS, INTERJECTIONS
+from extraction.lexicon import (
+    DAY_GREETINGS,
+    DAYS_AND_MONTHS,
+    INTERJECTIONS,
+    ORG_DESIGNATORS,
+    PROGRAMMING_LANGUAGES,
+)
 
 # Zipf frequency (wordfreq) from which a lower-case word is too common to be a one-word org or
 # place name: "love" 6.0, "support" 5.5 — while most names of places and orgs are rarer
 COMMON_WORD_ZIPF = 5.5
+# Zipf frequency from which a name the tagger calls an org is one it has surely seen as one
+# ("google" 4.9, "microsoft" 4.4, "netflix" 4.2), while an unfamiliar town it guesses an org is
+# rare ("kelowna" 2.7, "nanaimo" 2.5): the verb's range overrides only the guess
+# (extraction/relating.py)
+WELL_KNOWN_ZIPF = 4.0
 
 
 @lru_cache(maxsize=65_536)
@@ -45,12 +60,40 @@ def _noise(token: Token) -> bool:
     )
 
 
+def _leading_chat(span: Span, start: int) -> int:
+    """How many tokens from `start` are chat before the name: a day-part greeting before a
+    person's name ("Morning Jess", "Good evening Sam"), an adverb of the clause ("Sadly
+    Biscuit got sick"), or a verb and its preposition opening the sentence ("Going to
+    Lisbon!!": the capital is the sentence's, not a title's)."""
+    doc, end = span.doc, span.end
+    first = doc[start]
+    if span.label_ == "PERSON" and start + 1 < end:
+        if first.lower_ in DAY_GREETINGS:
+            return 1
+        if first.lower_ == "good" and doc[start + 1].lower_ in DAY_GREETINGS and start + 2 < end:
+            return 2
+    if first.pos_ == "ADV" and start + 1 < end and not span.start <= first.head.i < end:
+        return 1  # "Sadly Biscuit got sick": the adverb modifies the verb, not the name
+    if (
+        span.label_ != "WORK_OF_ART"
+        and start + 2 < end
+        and first.pos_ in {"VERB", "AUX"}
+        and sentence_initial(first)
+        and doc[start + 1].pos_ == "ADP"
+        and doc[start + 1].is_lower
+    ):
+        return 2
+    return 0
+
+
 def clean(span: Span) -> Span | None:
     """The span without leading chat noise and trailing punctuation, or None if no name is left."""
     doc = span.doc
     start, end = span.start, span.end
     while start < end and _noise(doc[start]):
         start += 1
+    while start < end and (skip := _leading_chat(span, start)):
+        start += skip
     while end > start and (doc[end - 1].is_punct or doc[end - 1].is_space):
         end -= 1
     if start >= end:
@@ -123,3 +166,22 @@ def split(span: Span) -> list[Span]:
     if start < span.end:
         parts.append(doc[start : span.end])
     return [p for p in (clean(part) for part in parts) if p is not None]
+
+
+def designated(label: str) -> bool:
+    """A name of two or more words whose last word is a company designator ("Zentrivo Labs")."""
+    words = label.lower().replace(".", "").split()
+    return len(words) >= 2 and words[-1] in ORG_DESIGNATORS
+
+
+def well_known(label: str) -> bool:
+    """A name common enough in English that the tagger's type for it is knowledge, not a guess."""
+    return zipf(label.lower()) >= WELL_KNOWN_ZIPF
+
+
+def may_be_language(token: Token) -> bool:
+    """Whether a word may name a language: the tagger's LANGUAGE or NORP ("Korean", "French":
+    a nationality word is its people's language when one studies it), or a programming language
+    of the documented list. Evidence beside it must still say it is one here (a study verb, the
+    noun "language"): "rust" and "Julia" are other things too."""
+    return token.ent_type_ in {"LANGUAGE", "NORP"} or token.lower_ in PROGRAMMING_LANGUAGES

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from spacy.tokens import Token
 
+from extraction import names
 from extraction.clause import (
     dobjs,
     elided_subject,
@@ -85,7 +86,8 @@ def relate(
 
 # what the verb's range says an unfamiliar name is: "I work at Zentrix Labs" (the small model: a
 # person, or nothing) is an organisation, "we moved to Kelmoor" a place, "I'm reading Dune" (a
-# person, says the tagger) and "we played Overwatch" (an org) titles
+# person, says the tagger) and "we played Overwatch" (an org) titles, "I'm learning Kotlin" (a
+# place) or "I study French" (a nationality) a language, when the word may name one
 IMPLIED_TYPES = {
     "WORKS_AT": "org",
     "VOLUNTEERS_AT": "org",
@@ -97,6 +99,8 @@ IMPLIED_TYPES = {
     "READ": "work",
     "WATCHED": "work",
     "PLAYS": "work",
+    "STUDIES": "language",
+    "PRACTICES": "language",
 }
 
 
@@ -106,29 +110,52 @@ _PLACE_PREPOSITIONS = {"at", "in", "to", "from", "into"}
 
 
 # nobody reads or plays a person; one may watch one ("watched Sam"), so a person stays there
+# unless the name is made of more than proper nouns ("Paddington 2", "Spirited Away")
 _TITLE_OF_PERSON = {"READ", "PLAYS"}
 
 
 def _implied_type(state: DocState, rel: str, obj: Token) -> None:
     """Retypes an unfamiliar proper name by the verb's range (see IMPLIED_TYPES)."""
     implied = IMPLIED_TYPES.get(rel)
-    if implied is None or obj.pos_ != "PROPN":
-        return
     key = state.key_of(obj)
     current = (key or "topic:").split(":", 1)[0]
+    tagged_person = current == "person" and obj.pos_ != "PRON"  # "Spirited Away": an adverb
+    if implied == "language":  # "French" in "I study French" is an adjective to the parser
+        if current != "language" and obj.pos_ != "PRON" and names.may_be_language(obj):
+            state.retype(obj, implied, typed=True)
+        return
+    if implied is None or (obj.pos_ != "PROPN" and not (implied == "work" and tagged_person)):
+        return
     if implied == "work":  # the tagger types titles as anything: a title's verb says more
         if current in {"topic", "org", "place"} or (
-            current == "person" and rel in _TITLE_OF_PERSON
+            tagged_person and (rel in _TITLE_OF_PERSON or not _person_like(state, key))
         ):
             state.retype(obj, implied, typed=True)
         return
+    preposition = obj.head.lower_ if obj.head.dep_ == "prep" else ""
+    if current == "org" and implied == "place" and preposition in _PLACE_PREPOSITIONS:
+        # "I moved to Kelowna" (an org, guesses the tagger): a move, a home or an origin is a
+        # place, unless the name says it is a company or is one the model surely knows ("I moved
+        # to Google" is a new job)
+        label = state.mentions[key].label if key in state.mentions else obj.text
+        if rel != "VISITED" and not names.designated(label) and not names.well_known(label):
+            state.retype(obj, implied)
+        return
     if current == implied or current not in {"topic", "person"}:  # the tagger's org or place stays
         return
-    if current == "person":
-        preposition = obj.head.lower_ if obj.head.dep_ == "prep" else ""
-        if preposition not in _PLACE_PREPOSITIONS or rel in {"VISITED", "MEMBER_OF"}:
-            return
+    if current == "person" and (
+        preposition not in _PLACE_PREPOSITIONS or rel in {"VISITED", "MEMBER_OF"}
+    ):
+        return
     state.retype(obj, implied)
+
+
+def _person_like(state: DocState, key: str | None) -> bool:
+    """Whether the words of a name the tagger calls a person could be a person's name: proper
+    nouns only, no number, adverb or adjective in it ("Paddington 2" and "Spirited Away" are
+    titles)."""
+    words = [t for t in state.doc if state.token_key.get(t.i) == key and t.pos_ != "PRON"]
+    return all(t.pos_ == "PROPN" and not t.like_num for t in words)
 
 
 def _stated(rel: str, obj: Token, key: str | None) -> bool:

@@ -57,9 +57,11 @@ _MANY = {
     "coach",
 }
 _PERSONAL = {"FAMILY_OF", "PARTNER_OF", "FRIEND_OF"}
-# types only evidence gives (a role or kind noun, a verb): a later bare mention of the name, under
-# whatever the tagger guesses, is that entity ("Biscuit loves his sweater", "Stardew Valley is …")
-_EVIDENCED = {"pet", "work"}
+# types only evidence gives (a role or kind noun, a verb, the tagger's LANGUAGE): a later bare
+# mention of the name, under whatever the tagger guesses, is that entity ("Biscuit loves his
+# sweater", "Stardew Valley is …", "Rust has great docs"); not so a given name that is a
+# language's too ("Julia"), which may be anyone's
+_EVIDENCED = {"pet", "work", "language"}
 RECENT_PEOPLE = 12  # people remembered per session for pronouns
 MIN_SHORT_FORM = 3  # "Mel" may stand for Melanie; "Al" is too short to tell
 MIN_CALLED_FORM = 2  # called out to, the listener's "Jo" is Joanna: who else would it be
@@ -254,6 +256,9 @@ class Resolver:
             return key
         entity_type, value = split_key(key)
         same_slug = self._by_slug.get(value, set())
+        if entity_type in _GUESSED and _given(value):
+            # a given name that is also a language's ("Julia"): a guess is never the language
+            same_slug = {k for k in same_slug if split_key(k)[0] != "language"}
         if len(same_slug) == 1:
             (other,) = same_slug
             other_type = split_key(other)[0]
@@ -450,7 +455,9 @@ class Resolver:
         else:
             target = self._resolve(mention.key)
         if _typed_by_evidence(mention) and split_key(target)[0] != mention.type:
-            return self._retype(mention, target, out)
+            typed = self._retype(mention, target, out)
+            self._claim_held(typed, memory_id, out)
+            return typed
         if target in self.entities:
             return target
         if _ACRONYM.fullmatch(mention.label):
@@ -469,7 +476,18 @@ class Resolver:
             del self.candidates[target]
             out.back_mentions.extend((m, target) for m in earlier)
         self.learn(KnownEntity(target, mention.type, mention.label))
+        if _typed_by_evidence(mention):
+            self._claim_held(target, memory_id, out)
         return target
+
+    def _claim_held(self, key: str, memory_id: str, out: Resolution) -> None:
+        """A name held at sentence starts under the tagger's guess ("Biscuit loves his new
+        sweater": a tentative person) that evidence now types ("my dog Biscuit"): the memories
+        holding it mention the typed entity, as a guess known already is merged into it."""
+        value = split_key(key)[1]
+        for guess in sorted(_CONFUSABLE - {split_key(key)[0]}):
+            held = self.candidates.pop(f"{guess}:{value}", [])
+            out.back_mentions.extend((m, key) for m in held if m != memory_id)
 
     def _retype(self, mention: Mention, target: str, out: Resolution) -> str:
         """A name typed by evidence ("my dog Biscuit": a pet; "my sister Liz": a person) that is
@@ -481,6 +499,8 @@ class Resolver:
         old = self.entities.get(target)
         if old is None or old.gender is not None or old.unnamed or target in self.speakers:
             return key  # a person a role noun or a turn vouched for stays who they are
+        if old.type == "person" and mention.type == "language" and _given(split_key(key)[1]):
+            return key  # "learning Julia" says nothing of the friend Julia
         if split_key(target)[0] in _GUESSED:
             out.merges.append((target, key))
             self.learn_alias(key, target, [old.label, *old.aliases])
@@ -598,6 +618,12 @@ def _nickname_forms(first: str) -> frozenset[str]:
     the `nicknames` package's hand-curated English table; a full name is not taken for a known
     nickname ("Robert" is no known Bobby: they may be two people)."""
     return frozenset(slug(f) for f in _nicknames().canonicals_of(first)) - {first}
+
+
+@lru_cache(maxsize=4096)
+def _given(name_slug: str) -> bool:
+    """A given name in the `nicknames` package's table ("julia", "ada"; not "rust", "swift")."""
+    return bool(_nicknames().nicknames_of(name_slug) or _nicknames().canonicals_of(name_slug))
 
 
 def _initials(name: str) -> set[str]:

@@ -22,6 +22,7 @@ ENTITY_LABELS: dict[str, str] = {
     "topic": "Topic",
     "pet": "Pet",
     "work": "Work",  # a title: a book, film, show, song, game
+    "language": "Language",  # a natural or programming language
 }
 
 # relation type -> (what it means, an example said by "Alice", the (subject, object) it yields;

@@ -31,11 +31,12 @@ def test_graph_is_readable_in_the_browser(api: Api) -> None:
     texts = [
         "My sister Mary lives in Boston and works at Acme Corp.",
         "I visited Japan with my friend Tom last spring; it was a wonderful and very long trip.",
+        "I've been learning Portuguese for a year now.",
     ]
     api.ok(REMEMBER_MANY, i=[{"userId": "shape", "speaker": "Ann", "text": t} for t in texts])
     labels = {tuple(sorted(r["labels"])): r for r in _analyst(api, "graph_labels", userId="shape")}
     assert ("Memory",) in labels
-    for entity_label in ("Person", "Place", "Org"):
+    for entity_label in ("Person", "Place", "Org", "Language"):
         row = labels[tuple(sorted(("Entity", entity_label)))]
         assert row["nodes"] >= 1 and all(row["examples"])
     # turns without a session feed a profile and an index in the background (a day's tally)

@@ -310,6 +310,17 @@ def test_a_type_said_later_corrects_the_taggers_guess(api: Api) -> None:
     assert ("HAS_PET", "in", "person:dana") in _facts(card)
 
 
+def test_a_name_held_at_a_sentence_start_is_the_pet_typed_later(api: Api) -> None:
+    """ "Biscuit loves his new sweater" (a one-word name only at a sentence start: held, no
+    entity yet), then "my dog Biscuit": the first memory mentions the pet."""
+    user = "kg-held-pet"
+    first = _say(api, user, [("Dana", "Biscuit loves his new sweater.")])
+    assert not {k for k in _entity_keys(api, user) if k.endswith(":biscuit")}
+    _say(api, user, [("Dana", "My dog Biscuit hates baths.")], session="s2")
+    card = _card(api, user, "pet:biscuit")
+    assert card is not None and first[0] in {m["id"] for m in card["memories"]}
+
+
 def test_a_role_names_a_person_the_tagger_did_not(api: Api) -> None:
     """A known person the tagger saw once is not turned into a pet: only guesses are corrected,
     and a person a role noun vouched for ("my sister Ana") stays a person."""
@@ -333,6 +344,24 @@ def test_a_title_said_later_corrects_the_taggers_guess(api: Api) -> None:
     card = _card(api, user, "work:stardew_valley")
     assert card is not None and first[0] in {m["id"] for m in card["memories"]}
     assert ("LIKES", "in", "person:dana") in _facts(card)
+
+
+def test_a_language_said_later_corrects_the_taggers_guess(api: Api) -> None:
+    """ "Rust" guessed a person (or anything), then "learning Rust": one language entity,
+    labelled Language, that the first memory mentions and the learner STUDIES."""
+    user = "kg-language"
+    first = _say(api, user, [("Dana", "Honestly I think Rust has changed how I code.")])
+    _say(api, user, [("Dana", "I've been learning Rust for a year now.")], session="s2")
+    keys = _entity_keys(api, user)
+    assert {k for k in keys if k.endswith(":rust")} == {"language:rust"}
+    card = _card(api, user, "language:rust")
+    assert card is not None and first[0] in {m["id"] for m in card["memories"]}
+    assert ("STUDIES", "in", "person:dana") in _facts(card)
+    page = api.ok(
+        'query($u: ID!) { entities(userId: $u, type: "language") { edges { node { key } } } }',
+        u=user,
+    )["entities"]
+    assert [e["node"]["key"] for e in page["edges"]] == ["language:rust"]
 
 
 def test_a_nickname_of_a_speaker_is_the_speaker(api: Api) -> None:

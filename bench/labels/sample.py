@@ -47,8 +47,8 @@ FACT_KINDS = (
     "not_stated",
     "other",
 )
-GRAPH_TYPES = ("person", "place", "org", "project", "event", "topic", "pet", "work")
-MISSING_TYPES = ("language", "skill", "not_an_entity")
+GRAPH_TYPES = ("person", "place", "org", "project", "event", "topic", "pet", "work", "language")
+MISSING_TYPES = ("skill", "not_an_entity")
 
 
 @dataclass(frozen=True)
