@@ -77,6 +77,8 @@ def test_a_bad_policy_names_the_field_and_what_is_allowed(spec: str, message: st
         ("IBAN: DE89 3704 0044 0532 0130 00 please", "IBAN: [IBAN_CODE] please"),
         ("my api key is sk-proj-a8F3kd93JdkwQ0pLmZx7Yt2", "my api key is [API_KEY]"),
         ("my password is too long", "my password is too long"),
+        ("my PAN card number is ABCPE1234F", "my PAN card number is [IN_PAN]"),
+        ("the pan was 2019's model, a 10-inch one", "the pan was 2019's model, a 10-inch one"),
         ("Caroline moved to Boston on 12 May 2023.", "Caroline moved to Boston on 12 May 2023."),
     ],
 )
@@ -84,6 +86,34 @@ def test_detector_redacts_secrets_and_payment_ids_and_keeps_names(text: str, red
     detector = load_detector()
     findings = detector.find(text, PiiPolicy().watched)
     assert detector.redact(text, findings) == redacted
+
+
+SCREENED = [
+    TURN,
+    "Call me at 212-555-0187 or write to bea@example.org about the 2019 trip.",
+    "My SSN is 078-05-1120, my passport C03005988, and I moved in 2014.",
+    "The recipe takes 2 cups of flour, 350 grams of sugar and 45 minutes at 180 degrees.",
+    "My NHS number is 943 476 5919 and my account 12345678 at the bank.",
+    "I went hiking with Mel last weekend; we talked about pottery for hours.",
+    "ssn 123-45-6789, ITIN 912-70-1234, licence D1234567 — keep them safe",
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("text", SCREENED)
+def test_the_patterns_first_shortcut_finds_what_the_full_analysis_finds(text: str) -> None:
+    """Tokens and context words are read only for a text some pattern matches; the findings
+    must equal those of the analysis that always reads them."""
+    detector = load_detector()
+    watched = PiiPolicy().watched | {"EMAIL_ADDRESS", "PHONE_NUMBER"}
+    assert detector.find(text, watched) == detector.analysed(text, sorted(watched))
+
+
+@pytest.mark.slow
+def test_the_shortcut_is_tested_on_texts_with_findings() -> None:
+    detector = load_detector()
+    found = [detector.find(text, PiiPolicy().watched) for text in SCREENED]
+    assert sum(1 for f in found if f) >= 4
 
 
 # -- end to end ------------------------------------------------------------------------------
