@@ -8,6 +8,14 @@ restatement ("You told me you moved to Lisbon") adds nothing either: the fact st
 person's own turn that said it, and a fact they were told and confirm ("Yes, I moved to Lisbon")
 stands on the confirming turn, which the extractor reads like any other.
 
+A fact done to a speaker who acknowledges it is theirs to state too (`Relation.attested`):
+"Thanks, Nate! Your support means a lot" is Joanna's own word that Nate `SUPPORTS` her — the
+strongest evidence of support there is. Dropping it (as this rule first did) took 47 LoCoMo dev
+observations out of the graph's coverage, every one such a thanks (bench/graph_quality.py). Only
+an acknowledgement counts (thanks for it, appreciating it, what it means to the speaker): an
+assistant's "show your support for the local community" or "Rachel will appreciate your
+support" names the listener's support too, but not as given to the speaker.
+
 Not covered, on purpose:
 - people who never speak (a sister, a colleague): everything known of them is what speakers
   said, so facts about them come from any speaker;
@@ -29,7 +37,10 @@ UNTYPED = "RELATED_TO"
 
 def attributed(relation: Relation, speaker: str | None, speakers: Collection[str]) -> bool:
     """Whether `speaker` may state `relation` (keys resolved): always, unless its subject is
-    another person who speaks and the relation is a typed fact."""
+    another person who speaks and the relation is a typed fact — that the speaker neither did
+    nor acknowledges as done to them."""
     if speaker is None or relation.type == UNTYPED:
+        return True
+    if relation.attested and relation.dst == speaker:
         return True
     return relation.src == speaker or relation.src not in speakers

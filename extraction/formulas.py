@@ -208,4 +208,28 @@ def your_support(state: DocState, noun: Token) -> None:
     # "your faith in me" is support; "your beliefs" are the listener's own convictions
     if noun.lemma_.lower() in IN_ME_NOUNS and not says(pobjs(noun, {"in"}), FIRST_PERSON):
         return
-    state.relate(state.addressee(), "SUPPORTS", state.speaker_key, "encourages")
+    state.relate(state.addressee(), "SUPPORTS", state.speaker_key, "encourages", acknowledged(noun))
+
+
+# "thanks for", "thank you for", "grateful for" your help: the speaker acknowledges it
+THANKING = {"thank", "thanks", "grateful", "thankful", "appreciative"}
+
+
+def acknowledged(noun: Token) -> bool:
+    """Whether the speaker acknowledges the support as given to them: thanks for it ("thanks
+    for your help", "I'm grateful for your kindness"), appreciates it ("I really appreciate your
+    support", "your support is appreciated") or says what it means ("your support means a lot").
+    Not "show your support for the community" nor "Rachel will appreciate your support": the
+    listener's support, given to someone else."""
+    while noun.dep_ == "conj":  # "your kind words and encouragement": the first conjunct's place
+        noun = noun.head
+    head = noun.head
+    verb = head.lemma_.lower()
+    if noun.dep_ == "pobj" and head.lower_ == "for":
+        return head.head.lemma_.lower() in THANKING or head.head.lower_ in THANKING
+    if verb == "appreciate" and noun.dep_ == "nsubjpass":
+        return True
+    if verb == "appreciate" and noun.dep_ == "dobj":
+        subjects = [c for c in head.children if c.dep_ == "nsubj"]
+        return all(c.lower_ in FIRST_PERSON for c in subjects)
+    return verb == "mean" and noun.dep_ == "nsubj"

@@ -114,9 +114,18 @@ class DocState:
             self.people.append((list(tokens)[0].i, key))
         return key
 
-    def relate(self, src: str | None, rel: str, dst: str | None, role: str | None = None) -> None:
+    def relate(
+        self,
+        src: str | None,
+        rel: str,
+        dst: str | None,
+        role: str | None = None,
+        attested: bool = False,
+    ) -> None:
         if src and dst and src != dst:
-            self.relations.setdefault((src, rel, dst), Relation(src, rel, dst, role))
+            known = self.relations.get((src, rel, dst))
+            if known is None or (attested and not known.attested):
+                self.relations[(src, rel, dst)] = Relation(src, rel, dst, role, attested)
 
     def reference(
         self, key: str, label: str, reference: Reference, entity_type: str = "person"

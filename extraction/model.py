@@ -86,6 +86,9 @@ class Relation:
     type: str  # from graph vocabulary (the extractor only emits those names)
     dst: str
     role: str | None = None
+    # the text's speaker is the one it was done to and acknowledges it ("thanks for your
+    # support"): a party's own word, which attribution lets stand (extraction/attribution.py)
+    attested: bool = False
 
 
 @dataclass

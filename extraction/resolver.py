@@ -437,9 +437,9 @@ class Resolver:
             src, dst = mapping.get(rel.src), mapping.get(rel.dst)
             if src is None or dst is None or src == dst:
                 continue
-            if not attributed(Relation(src, rel.type, dst), speaker, self.speakers):
+            if not attributed(replace(rel, src=src, dst=dst), speaker, self.speakers):
                 continue
-            relations.setdefault((src, rel.type, dst), Relation(src, rel.type, dst, rel.role))
+            relations.setdefault((src, rel.type, dst), replace(rel, src=src, dst=dst))
             # a role resolved in this batch may not be a known entity yet
             dst_entity = self.entities.get(dst)
             dst_is_named = dst_entity is not None and not dst_entity.unnamed

@@ -602,6 +602,28 @@ def test_what_the_listener_gave_is_support(extractor: Extractor, sentence: str) 
     assert facts == [("SUPPORTS", "person:dana")], facts
 
 
+@pytest.mark.parametrize(
+    ("sentence", "acknowledged"),
+    [
+        ("Thanks, Nate! Your support is greatly appreciated.", True),
+        ("Thank you so much for your advice and support!", True),
+        ("Really appreciate your support!", True),
+        ("Your encouragement means a lot to me.", True),
+        ("I'm sure Rachel will appreciate your presence and support.", False),
+        ("You'll also be showing your support for the local community.", False),
+        ("I'm sure the parents will be touched by your kindness.", False),
+    ],
+)
+def test_support_the_speaker_acknowledges_is_attested(
+    extractor: Extractor, sentence: str, acknowledged: bool
+) -> None:
+    """Attribution lets the one it was done to state a fact only when they acknowledge it
+    (extraction/attribution.py): thanks, appreciation, what it means to them."""
+    result = extractor.extract(sentence, "Dana")
+    supports = [r for r in result.relations if r.type == "SUPPORTS"]
+    assert [(r.dst, r.attested) for r in supports] == [("person:dana", acknowledged)], supports
+
+
 def test_the_listeners_own_beliefs_are_no_support(extractor: Extractor) -> None:
     result = extractor.extract("It's great to see you standing up for your beliefs.", "Dana")
     assert not [r for r in result.relations if r.type == "SUPPORTS"], result.relations

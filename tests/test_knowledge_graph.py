@@ -236,8 +236,9 @@ def test_encouragement_is_support_between_the_speakers(api: Api) -> None:
     gina = _card(api, user, "person:gina")
     assert ("SUPPORTS", "out", "person:jon") in _facts(gina)
     support = next(r for r in gina["relations"] if r["type"] == "SUPPORTS")  # type: ignore[index]
-    # Jon's thanks is his word about Gina: the fact stands on her own turn (attribution)
-    assert {e["id"] for e in support["evidence"]} == {ids[1]}
+    # Jon's thanks is his own word that Gina supports him: he is a party to the fact, so it
+    # stands on both turns (extraction/attribution.py)
+    assert {e["id"] for e in support["evidence"]} == {ids[1], ids[2]}
     # a question states nothing, and a lone "you" without a session partner is nobody
     _say(api, user, [("Jon", "Do you believe in me?")], session="s2")
     _say(api, "kg-support-alone", [("Ann", "I believe in you!")])

@@ -3,6 +3,8 @@ test_knowledge_graph.py against the embedded engine)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from extraction.model import (
     REF_PREFIX,
     Extraction,
@@ -427,6 +429,31 @@ def test_a_typed_fact_about_another_speaker_is_not_stated_by_this_one() -> None:
     # the rule only measures when off
     resolver.attribution = False
     assert _spoken(resolver, "Assistant", about_ann) == {("person:ann", "MOVED_TO", "place:boston")}
+
+
+def test_a_fact_between_two_speakers_stands_only_on_theirs() -> None:
+    resolver = Resolver()
+    _spoken(resolver, "Ann")
+    _spoken(resolver, "Bob")
+    acknowledged = Relation("person:ann", "SUPPORTS", "person:bob", attested=True)
+
+    def said_by(speaker: str, support: Relation = acknowledged) -> set[tuple[str, str, str]]:
+        extraction = Extraction(
+            [
+                Mention(f"person:{speaker.lower()}", "person", speaker, as_speaker=True),
+                Mention("person:ann", "person", "Ann"),
+                Mention("person:bob", "person", "Bob"),
+            ],
+            [support],
+        )
+        return _typed(resolver.resolve(extraction, "m", "s1"))
+
+    fact = {("person:ann", "SUPPORTS", "person:bob")}
+    assert said_by("Ann") == fact  # the one who does it
+    assert said_by("Bob") == fact  # the one it is done to, thanking for it
+    assert said_by("Cy") == set()  # a third speaker states nothing about Ann
+    # named as done to Bob but not acknowledged by him ("show your support"): not his to state
+    assert said_by("Bob", replace(acknowledged, attested=False)) == set()
 
 
 def test_a_fact_about_someone_who_never_speaks_comes_from_any_speaker() -> None:
