@@ -28,6 +28,7 @@ For each size (default 1,000, 10,000 and 50,000 memories of one user):
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
 import subprocess
 import sys
@@ -334,6 +335,7 @@ def main() -> None:
             )
         rows[-1]["inproc"] = in_process(data_dir, questions)
         print(f"  {size} memories done", file=sys.stderr)
+        progress(rows, sizes, args.clients, corpus.name)
     report(rows, sizes, args.clients, corpus.name)
 
 
@@ -387,8 +389,16 @@ def api_sizes(
                 }
             )
             print(f"  {size} memories done", file=sys.stderr)
+            progress(rows, sizes, args.clients, corpus.name)
         http.close()
     return rows
+
+
+def progress(rows: list[dict[str, Any]], sizes: list[int], clients: int, data: str) -> None:
+    """The tables so far, on stderr: a run stopped during a later size (a 50k bulk build can
+    take an hour on a shared machine) keeps what it measured."""
+    with contextlib.redirect_stdout(sys.stderr):
+        report(rows, sizes, clients, data)
 
 
 def report(rows: list[dict[str, Any]], sizes: list[int], clients: int, data: str) -> None:
