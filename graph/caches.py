@@ -391,9 +391,7 @@ class UserCaches:
             return None
         wanted, skipped = list(dict.fromkeys(keys)), set(bare)
         with self._copies_lock:
-            return {
-                k: () if k in skipped else held.card(k, limit, cued, evidence) for k in wanted
-            }
+            return {k: () if k in skipped else held.card(k, limit, cued, evidence) for k in wanted}
 
     def memory_facts(self, user_id: str, ids: Iterable[str]) -> dict[MemoryId, MemoryFacts]:
         """What scoring reads of each memory: the copy's when held, else the graph's."""
