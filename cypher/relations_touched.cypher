@@ -12,25 +12,25 @@ MATCH (b:Entity {user_id: $user_id, key: p[1]})
 // 10 s the other way, 10 ms this way (FalkorDB)
 WITH a, b
 MATCH (a)-[r]->(b)
-RETURN a.key AS src, type(r) AS type, b.key AS dst, r.count AS count, r.strong AS strong,
+RETURN a.key AS source, type(r) AS type, b.key AS target, r.count AS count, r.strong AS strong,
   r.role AS role, r.first_seen AS first_seen, r.last_seen AS last_seen,
   r.valid_from AS valid_from, r.valid_to AS valid_to, r.evidence AS evidence
 UNION ALL
 UNWIND $sources AS s
 MATCH (a:Entity {user_id: $user_id, key: s})-[r]->(b:Entity {user_id: $user_id})
 WHERE type(r) IN $single_valued_types
-RETURN a.key AS src, type(r) AS type, b.key AS dst, r.count AS count, r.strong AS strong,
+RETURN a.key AS source, type(r) AS type, b.key AS target, r.count AS count, r.strong AS strong,
   r.role AS role, r.first_seen AS first_seen, r.last_seen AS last_seen,
   r.valid_from AS valid_from, r.valid_to AS valid_to, r.evidence AS evidence
 UNION ALL
 UNWIND $around AS k
 MATCH (a:Entity {user_id: $user_id, key: k})-[r]->(b:Entity {user_id: $user_id})
-RETURN a.key AS src, type(r) AS type, b.key AS dst, r.count AS count, r.strong AS strong,
+RETURN a.key AS source, type(r) AS type, b.key AS target, r.count AS count, r.strong AS strong,
   r.role AS role, r.first_seen AS first_seen, r.last_seen AS last_seen,
   r.valid_from AS valid_from, r.valid_to AS valid_to, r.evidence AS evidence
 UNION ALL
 UNWIND $around AS k
 MATCH (a:Entity {user_id: $user_id})-[r]->(b:Entity {user_id: $user_id, key: k})
-RETURN a.key AS src, type(r) AS type, b.key AS dst, r.count AS count, r.strong AS strong,
+RETURN a.key AS source, type(r) AS type, b.key AS target, r.count AS count, r.strong AS strong,
   r.role AS role, r.first_seen AS first_seen, r.last_seen AS last_seen,
   r.valid_from AS valid_from, r.valid_to AS valid_to, r.evidence AS evidence

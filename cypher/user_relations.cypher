@@ -4,6 +4,6 @@
 // from another process). Outgoing relationships of an entity are only relations between entities
 // (MENTIONS point into them), so this walks no memory.
 MATCH (a:Entity {user_id: $user_id})-[r]->(b:Entity {user_id: $user_id})
-RETURN a.key AS src, type(r) AS type, b.key AS dst, r.count AS count, r.strong AS strong,
+RETURN a.key AS source, type(r) AS type, b.key AS target, r.count AS count, r.strong AS strong,
   r.role AS role, r.first_seen AS first_seen, r.last_seen AS last_seen,
   r.valid_from AS valid_from, r.valid_to AS valid_to, r.evidence AS evidence

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -286,7 +287,9 @@ class GraphNode:
 
 @dataclass(frozen=True)
 class GraphEdge:
-    """A typed relation between two drawn entities, from `source` to `target` (entity keys)."""
+    """A typed relation between two of a user's entities, from `source` to `target` (entity
+    keys), as the graph holds it: what the explorer draws, and what the service's copy of a
+    user's relations holds (graph/relation_facts.py, with every evidence id)."""
 
     type: str
     source: str
@@ -305,7 +308,7 @@ class GraphEdge:
         return self.valid_to is None
 
     @classmethod
-    def from_row(cls, row: dict[str, Any]) -> GraphEdge:
+    def from_row(cls, row: Mapping[str, Any]) -> GraphEdge:
         return cls(
             type=row["type"],
             source=row["source"],

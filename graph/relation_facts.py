@@ -26,10 +26,9 @@ from __future__ import annotations
 import heapq
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from graph.records import RelationRecord
+from graph.records import GraphEdge, RelationRecord
 
 # bytes one relation's entry weighs (its record, its evidence ids, its places in the indexes by
 # entity and type and by pair, the entities' strongest lists), for the cache budget
@@ -41,91 +40,59 @@ PER_RELATION = 1300
 RelKey = tuple[str, str, str]
 
 
-@dataclass(frozen=True)
-class HeldRelation:
-    """A relation as the graph holds it, with all its evidence (oldest first)."""
-
-    src: str
-    type: str
-    dst: str
-    count: int
-    strong: int
-    role: str | None
-    first_seen: float | None
-    last_seen: float | None
-    valid_from: float | None
-    valid_to: float | None
-    evidence: tuple[str, ...]
-
-    @classmethod
-    def from_row(cls, row: Mapping[str, Any]) -> HeldRelation:
-        return cls(
-            src=str(row["src"]),
-            type=str(row["type"]),
-            dst=str(row["dst"]),
-            count=int(row.get("count") or 0),
-            strong=int(row.get("strong") or 0),
-            role=row.get("role"),
-            first_seen=row.get("first_seen"),
-            last_seen=row.get("last_seen"),
-            valid_from=row.get("valid_from"),
-            valid_to=row.get("valid_to"),
-            evidence=tuple(str(i) for i in row.get("evidence") or ()),
-        )
-
-    @property
-    def key(self) -> RelKey:
-        return (self.src, self.type, self.dst)
-
-    def seen_from(self, entity: str, evidence: int) -> RelationRecord:
-        """The relation on `entity`'s card, with its newest `evidence` ids."""
-        out = self.src == entity
-        return RelationRecord(
-            type=self.type,
-            direction="out" if out else "in",
-            target=self.dst if out else self.src,
-            count=self.count,
-            strong=self.strong,
-            role=self.role,
-            first_seen=self.first_seen,
-            last_seen=self.last_seen,
-            evidence=self.evidence[-evidence:] if evidence > 0 else (),
-            valid_from=self.valid_from,
-            valid_to=self.valid_to,
-        )
+def _key(rel: GraphEdge) -> RelKey:
+    return (rel.source, rel.type, rel.target)
 
 
-def _strength(rel: HeldRelation, entity: str) -> tuple[Any, ...]:
+def _seen_from(rel: GraphEdge, entity: str, evidence: int) -> RelationRecord:
+    """The relation on `entity`'s card, with its newest `evidence` ids."""
+    out = rel.source == entity
+    return RelationRecord(
+        type=rel.type,
+        direction="out" if out else "in",
+        target=rel.target if out else rel.source,
+        count=rel.count,
+        strong=rel.strong,
+        role=rel.role,
+        first_seen=rel.first_seen,
+        last_seen=rel.last_seen,
+        evidence=rel.evidence[-evidence:] if evidence > 0 else (),
+        valid_from=rel.valid_from,
+        valid_to=rel.valid_to,
+    )
+
+
+def _strength(rel: GraphEdge, entity: str) -> tuple[Any, ...]:
     """The card order as a key to sort ascending: strong, count and last_seen descending, then
     the type and the other entity's key (cypher/entity_cards.cypher's ORDER BY), then the
     direction (both directions of one type between two entities: the outgoing first)."""
-    out = rel.src == entity
+    out = rel.source == entity
     return (
         -rel.strong,
         -rel.count,
         -(rel.last_seen if rel.last_seen is not None else float("-inf")),
         rel.type,
-        rel.dst if out else rel.src,
+        rel.target if out else rel.source,
         not out,
     )
 
 
 class UserRelations:
     def __init__(self) -> None:
-        self._rels: dict[RelKey, HeldRelation] = {}
+        self._rels: dict[RelKey, GraphEdge] = {}
         # entity key → relation type → its relations of that type, both directions
         self._around: dict[str, dict[str, set[RelKey]]] = {}
         self._between: dict[tuple[str, str], set[RelKey]] = {}  # (source, target) → relations
         # entity key → its strongest relations in card order (as many as last asked for), until
         # the entity's relations change
-        self._top: dict[str, list[HeldRelation]] = {}
+        self._top: dict[str, list[GraphEdge]] = {}
 
     @classmethod
     def load(cls, rows: Iterable[Mapping[str, Any]]) -> UserRelations:
         """From cypher/user_relations.cypher's rows."""
         held = cls()
         for row in rows:
-            held._put(HeldRelation.from_row(row))
+            held._put(GraphEdge.from_row(row))
         return held
 
     def __len__(self) -> int:
@@ -145,7 +112,7 @@ class UserRelations:
         the cued types, not all of them: the user's own entity holds thousands."""
         by_type = self._around.get(entity, {})
         top = self._strongest(entity, limit)
-        shown = {r.key for r in top}
+        shown = {_key(r) for r in top}
         extra = [
             self._rels[k]
             for rel_type in dict.fromkeys(cued)
@@ -153,9 +120,9 @@ class UserRelations:
             if k not in shown
         ]
         extra.sort(key=lambda r: _strength(r, entity))
-        return tuple(r.seen_from(entity, evidence) for r in [*top, *extra])
+        return tuple(_seen_from(r, entity, evidence) for r in [*top, *extra])
 
-    def _strongest(self, entity: str, limit: int) -> list[HeldRelation]:
+    def _strongest(self, entity: str, limit: int) -> list[GraphEdge]:
         held = self._top.get(entity)
         total = sum(len(keys) for keys in self._around.get(entity, {}).values())
         if held is None or (len(held) < limit and len(held) < total):
@@ -188,15 +155,15 @@ class UserRelations:
         for rel_key in covered:
             self._drop(rel_key)
         for row in rows:
-            self._put(HeldRelation.from_row(row))
+            self._put(GraphEdge.from_row(row))
 
-    def _put(self, rel: HeldRelation) -> None:
-        key = rel.key
+    def _put(self, rel: GraphEdge) -> None:
+        key = _key(rel)
         if key in self._rels:
             self._drop(key)
         self._rels[key] = rel
-        self._between.setdefault((rel.src, rel.dst), set()).add(key)
-        for end in (rel.src, rel.dst):
+        self._between.setdefault((rel.source, rel.target), set()).add(key)
+        for end in (rel.source, rel.target):
             self._around.setdefault(end, {}).setdefault(rel.type, set()).add(key)
             self._top.pop(end, None)
 

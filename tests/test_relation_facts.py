@@ -93,9 +93,9 @@ def test_the_copy_gives_the_cards_the_graph_gives_through_every_change(api: Api)
 
 def _row(src: str, rel: str, dst: str, count: int, last: float, *ids: str) -> dict[str, Any]:
     return {
-        "src": src,
+        "source": src,
         "type": rel,
-        "dst": dst,
+        "target": dst,
         "count": count,
         "strong": 0,
         "first_seen": 1.0,

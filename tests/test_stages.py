@@ -373,7 +373,7 @@ def test_a_context_call_reads_what_the_stages_ask_for(tmp_path: Path) -> None:
             "memory_facts": lambda p: [by_id[i] for i in p["ids"] if i in by_id],
             "user_facts": lambda _: facts if released.wait(10) else [],
             "user_relations": lambda _: [
-                {"src": r["key"], "dst": r["target"], **r} for r in relations
+                {"source": r["key"], "target": r["target"], **r} for r in relations
             ],
             "get_memories": lambda p: [
                 {
