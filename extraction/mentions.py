@@ -194,6 +194,8 @@ class DocState:
             key = self.retype(named[0], "work", typed=True)
             if key is not None and key.startswith("work:"):
                 self.token_key[token.i] = key  # "watched a movie called Coco": Coco
+        for example in _examples(token):
+            self.retype(example, "work", typed=True)
 
     def _language_named(self, token: Token) -> None:
         """ "the Rust language", "Rust is my favourite language", "a language called Kotlin":
@@ -504,3 +506,20 @@ class DocState:
             if root.pos_ in {"PRON", "PROPN"} or root.lemma_.lower() in ROLES:
                 continue
             self.topic(root, candidate=True)
+
+
+def _examples(kind: Token) -> list[Token]:
+    """Names given as examples of a kind of work: "fantasy books like LOTR", "games such as
+    Overwatch and Valorant". A proper noun is an example of the kind it follows, so a title,
+    whatever the tagger guessed (an org, a person); a common noun ("books like this") is no
+    name."""
+    found: list[Token] = []
+    for prep in kind.children:
+        if prep.dep_ != "prep":
+            continue
+        such = prep.lower_ == "as" and prep.i > 0 and prep.doc[prep.i - 1].lower_ == "such"
+        if prep.lower_ != "like" and not such:
+            continue
+        for obj in (c for c in prep.children if c.dep_ == "pobj"):
+            found += [t for t in (obj, *obj.conjuncts) if t.pos_ == "PROPN"]
+    return found

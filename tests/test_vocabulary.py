@@ -120,6 +120,26 @@ def test_a_title_is_a_work(extractor: Extractor, sentence: str, fact: tuple[str,
 
 
 @pytest.mark.parametrize(
+    ("sentence", "titles"),
+    [
+        ("I love fantasy novels like Dune.", {"Dune"}),  # a place
+        ("Songs like Hallelujah make me cry.", {"Hallelujah"}),  # tagged a place
+        ("Old movies such as Vertigo still hold up.", {"Vertigo"}),  # an org
+        ("Games such as Hades and Celeste keep me busy.", {"Hades", "Celeste"}),
+    ],
+)
+def test_a_name_given_as_an_example_of_a_kind_of_work_is_a_title(
+    extractor: Extractor, sentence: str, titles: set[str]
+) -> None:
+    types = _types(extractor, sentence)
+    assert {label for label, kind in types.items() if kind == "work"} >= titles, types
+
+
+def test_a_common_noun_after_like_is_no_title(extractor: Extractor) -> None:
+    assert "work" not in _types(extractor, "I want to read more books like that one.").values()
+
+
+@pytest.mark.parametrize(
     ("sentence", "fact"),
     [
         ("I'm learning Rust.", ("STUDIES", "language:rust")),
