@@ -166,13 +166,23 @@ def with_conjuncts(tokens: Iterable[Token]) -> list[Token]:
 def dobjs(verb: Token) -> list[Token]:
     """The verb's objects; of a relative clause with a subject and no object of its own, the
     noun it describes ("the figurines I bought", "the cake we baked")."""
-    found = [c for c in verb.children if c.dep_ in {"dobj", "obj"}]
+    found = [_named_object(c) for c in verb.children if c.dep_ in {"dobj", "obj"}]
     children = {c.dep_ for c in verb.children}
     # "the reasons I love traveling": the clause has its own complement, the noun is no object
     bare = "nsubj" in children and not children & {"xcomp", "ccomp", "dative", "attr"}
     if not found and verb.dep_ == "relcl" and bare:
         found = [verb.head] if verb.head.pos_ == "NOUN" else []
     return with_conjuncts(found)
+
+
+def _named_object(obj: Token) -> Token:
+    """ "playing Elden Ring nonstop": the small model makes the adverb the object and the name
+    its compound; an adjective or adverb heading a proper noun's compound is no object, the
+    name is."""
+    if obj.pos_ not in {"ADJ", "ADV"}:
+        return obj
+    names = [c for c in obj.lefts if c.dep_ == "compound" and c.pos_ == "PROPN"]
+    return names[-1] if names else obj
 
 
 def pobjs(verb: Token, preps: set[str]) -> list[Token]:
