@@ -130,7 +130,9 @@ def load_models(
     """Loads the spaCy pipeline and the embedder (unless given); a missing package or weights
     that fail verification become ModelError, which every entry point reports by its message."""
     try:
-        return extractor or Extractor.load(), embedder or Embedder()
+        loaded = embedder or Embedder()
+        loaded.trace()  # the message path's traced model, before the first context call
+        return extractor or Extractor.load(), loaded
     except (ModelVerificationError, ImportError, OSError) as exc:
         raise ModelError(f"cannot load the models: {exc}") from exc
 

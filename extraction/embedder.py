@@ -6,7 +6,10 @@ before the model is loaded, so a tampered or truncated file fails with a clear e
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
+import threading
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -17,6 +20,17 @@ import numpy.typing as npt
 WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2@" + WEIGHTS_SHA256[:12]
 DIMENSIONS = 384
+# how far a traced model's vector may stray from the eager one's before the trace is refused
+TRACE_TOLERANCE = 1e-5
+# texts the trace is checked on before it is used: lengths of one to past EMBEDDED_TOKENS pieces
+TRACE_PROBES = (
+    "Hi",
+    "What did I say about the trip to Lisbon last summer?",
+    "Alex: I finally finished the quilt for my sister, and she loved it! " * 3,
+    "a long reply that runs past the embedded window " * 40,
+)
+
+log = logging.getLogger(__name__)
 
 # word pieces of a text that are embedded (the rest is cut): the model's sentence-transformers
 # configuration allows 256 (MODEL_TOKENS); it was trained on sequences of at most 128, and a long
@@ -97,6 +111,9 @@ class Embedder:
         self.max_tokens = max_tokens
         self._model: Any = SentenceTransformer(str(path), device="cpu")
         self._model.max_seq_length = max_tokens
+        self._traced: Any = None
+        self._trace_lock = threading.Lock()
+        self._trace_tried = False
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:
@@ -109,3 +126,63 @@ class Embedder:
             show_progress_bar=False,
         )
         return np.asarray(vectors, dtype=np.float32)
+
+    def embed_one(self, text: str) -> Vectors:
+        """One text (a message to answer) through the traced model, when it traced true
+        (`trace`); else as `embed`. The eager path holds the GIL through the Python of every
+        layer, so a message's embedding and its spaCy parse took turns (33 + 17 = 49 ms side by
+        side, docs/performance.md); the traced graph runs in C++ without it (24 ms side by
+        side) and equals the eager vector to 1e-7."""
+        traced = self.trace()
+        if traced is None:
+            return np.asarray(self.embed([text])[0], dtype=np.float32)
+        return self._traced_vector(traced, text)
+
+    def trace(self) -> Any:
+        """The transformer traced once with TorchScript for one text at a time (no padding, so
+        no mask-dependent branch is baked in), checked on TRACE_PROBES against the eager
+        vectors; None when tracing fails or strays (then `embed_one` stays eager)."""
+        with self._trace_lock:
+            if not self._trace_tried:
+                self._trace_tried = True
+                self._traced = self._checked_trace()
+            return self._traced
+
+    def _checked_trace(self) -> Any:
+        import torch
+
+        try:
+            features = self._model.tokenize([TRACE_PROBES[1]])
+            # the tracer warns that shape checks become constants, and that TorchScript is
+            # deprecated: the probes below check the first, the eager fallback covers the second
+            with torch.inference_mode(), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                traced = torch.jit.trace(  # type: ignore[no-untyped-call]
+                    self._model[0].auto_model,
+                    (features["input_ids"], features["attention_mask"]),
+                    strict=False,
+                )
+                traced = torch.jit.freeze(traced.eval())
+            eager = self.embed(list(TRACE_PROBES))
+            for text, want in zip(TRACE_PROBES, eager, strict=True):
+                if abs(float(self._traced_vector(traced, text) @ want) - 1.0) > TRACE_TOLERANCE:
+                    log.warning("traced embedder strays from the eager one; staying eager")
+                    return None
+        except Exception as error:  # an unsupported torch or transformers: stay eager
+            log.warning("embedder could not be traced (%s); staying eager", error)
+            return None
+        return traced
+
+    def _traced_vector(self, traced: Any, text: str) -> Vectors:
+        """Mean pooling and normalisation as the model's sentence-transformers modules do."""
+        import torch
+
+        features = self._model.tokenize([text])
+        mask = features["attention_mask"]
+        with torch.inference_mode():
+            out = traced(features["input_ids"], mask)
+            hidden = out["last_hidden_state"] if isinstance(out, dict) else out[0]
+            weights = mask.unsqueeze(-1).to(hidden.dtype)
+            pooled = (hidden * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
+            vector = torch.nn.functional.normalize(pooled, dim=1)[0]
+        return np.asarray(vector.numpy(), dtype=np.float32)

@@ -21,6 +21,10 @@ class TextEmbedder(Protocol):
         """L2-normalised vectors, one row per text."""
         ...
 
+    def embed_one(self, text: str) -> npt.NDArray[np.float32]:
+        """One text's vector, as `embed` would give it, by the path fastest for a single text."""
+        ...
+
 
 class TextExtractor(Protocol):
     @property

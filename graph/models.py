@@ -58,9 +58,15 @@ class Models:
 
     def embed_query(self, text: str) -> Future[Vector]:
         """Embeds a message on the query pool, so the caller can read the graph meanwhile."""
-        return self._queries.submit(lambda: self.embedder.embed([text])[0])
+        return self._queries.submit(self.embedder.embed_one, text)
+
+    def _embed_each(self, texts: list[str]) -> Vector:
+        """Short texts one by one (`embed_one`: no padding, no GIL held through the layers)."""
+        if not texts:
+            return self.embedder.embed([])
+        return np.stack([self.embedder.embed_one(t) for t in texts])
 
     def embed_queries(self, texts: Sequence[str]) -> Future[Vector]:
         """Embeds several messages (the parts of one) on the query pool, one row each."""
         batch = list(texts)
-        return self._queries.submit(lambda: self.embedder.embed(batch))
+        return self._queries.submit(self._embed_each, batch)

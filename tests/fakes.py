@@ -65,6 +65,9 @@ class FakeEmbedder:
     model_id = "fake-embedder"
     dimensions = 16
 
+    def embed_one(self, text: str) -> npt.NDArray[np.float32]:
+        return self.embed([text])[0]
+
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         for row, text in enumerate(texts):

@@ -44,3 +44,35 @@ def test_embeddings_are_normalised_and_batched(embedder: Embedder) -> None:
 def test_embedding_text_carries_the_speaker() -> None:
     assert embedding_text("I live in Oslo.", "Ann") == "Ann: I live in Oslo."
     assert embedding_text("I live in Oslo.", None) == "I live in Oslo."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hi",
+        "When did Dana move to Lisbon?",
+        "Sam: " + "we talked for hours about the garden, the dog and the trip " * 30,  # cut at 128
+        "¿Dónde está la biblioteca? 東京に行きました。",
+    ],
+)
+def test_one_text_through_the_traced_model_is_the_eager_vector(
+    embedder: Embedder, text: str
+) -> None:
+    """The message path (`embed_one`) runs a TorchScript trace of the model: it must give the
+    batch path's vector, for texts short, long (cut at the embedded window) and not English."""
+    assert embedder.trace() is not None  # this torch traces: the fast path is the one tested
+    one = embedder.embed_one(text)
+    assert one.shape == (DIMENSIONS,) and one.dtype == np.float32
+    assert abs(float(one @ embedder.embed([text])[0]) - 1.0) < 1e-5
+
+
+def test_a_trace_that_strays_is_refused(
+    embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A trace whose vectors differ from the eager model's (a library change baking a shape into
+    the graph) is not used: `embed_one` falls back to the batch path."""
+    fresh = Embedder()
+    monkeypatch.setattr(fresh, "_traced_vector", lambda traced, text: -fresh.embed([text])[0])
+    assert fresh.trace() is None
+    vector = fresh.embed_one("When did Dana move to Lisbon?")
+    assert float(vector @ embedder.embed(["When did Dana move to Lisbon?"])[0]) > 0.9999
