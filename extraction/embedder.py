@@ -152,7 +152,7 @@ class Embedder:
         import torch
 
         try:
-            features = self._model.tokenize([TRACE_PROBES[1]])
+            features = self._model.preprocess([TRACE_PROBES[1]])
             # the tracer warns that shape checks become constants, and that TorchScript is
             # deprecated: the probes below check the first, the eager fallback covers the second
             with torch.inference_mode(), warnings.catch_warnings():
@@ -177,7 +177,7 @@ class Embedder:
         """Mean pooling and normalisation as the model's sentence-transformers modules do."""
         import torch
 
-        features = self._model.tokenize([text])
+        features = self._model.preprocess([text])
         mask = features["attention_mask"]
         with torch.inference_mode():
             out = traced(features["input_ids"], mask)
