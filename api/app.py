@@ -156,7 +156,7 @@ def create_app(settings: Settings | None = None, runtime: Any = None) -> Starlet
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         owned = runtime is None
         # started on this thread on purpose: the engine child dies with the thread that forked it
-        app.state.runtime = runtime or runtime_module.start(settings)
+        app.state.runtime = runtime or runtime_module.start(settings, serving=True)
         try:
             async with agent_server.session_manager.run():
                 yield

@@ -78,7 +78,7 @@ def serve(args: argparse.Namespace) -> int:
 
     # started before the server so that an unreachable graph or a busy data directory ends the
     # command with a clear message and a non-zero exit (main prints it)
-    runtime = start(settings)
+    runtime = start(settings, serving=True)
     try:
         uvicorn.run(
             create_app(settings, runtime=runtime),
@@ -98,7 +98,7 @@ def mcp(args: argparse.Namespace) -> int:
     from api.runtime import start
 
     caller = stdio_caller(args.user)  # a bad --user fails before the models load
-    runtime = start(_settings(args))
+    runtime = start(_settings(args), serving=True)
     try:
         build_server(lambda: runtime.service, lambda ctx: caller).run("stdio")
     finally:

@@ -125,13 +125,16 @@ def falkordb_server(uri: str) -> tuple[str, int, str] | None:
 
 
 def load_models(
-    extractor: Extractor | None = None, embedder: Embedder | None = None
+    extractor: Extractor | None = None, embedder: Embedder | None = None, serving: bool = False
 ) -> tuple[Extractor, Embedder]:
     """Loads the spaCy pipeline and the embedder (unless given); a missing package or weights
-    that fail verification become ModelError, which every entry point reports by its message."""
+    that fail verification become ModelError, which every entry point reports by its message.
+    `serving`: a long-lived service, which traces the embedder for messages (`Embedder.trace`,
+    a second or two a one-shot command need not pay)."""
     try:
         loaded = embedder or Embedder()
-        loaded.trace()  # the message path's traced model, before the first context call
+        if serving:
+            loaded.trace()
         return extractor or Extractor.load(), loaded
     except (ModelVerificationError, ImportError, OSError) as exc:
         raise ModelError(f"cannot load the models: {exc}") from exc
@@ -173,6 +176,7 @@ def start(
     settings: Settings,
     extractor: Extractor | None = None,
     embedder: Embedder | None = None,
+    serving: bool = False,
 ) -> Runtime:
     """Starts the engine and loads the models; the models may be passed in to share them.
 
@@ -182,7 +186,7 @@ def start(
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     use_threads(model_threads(settings.torch_threads))
     loader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recollect-models")
-    models = loader.submit(load_models, extractor, embedder)
+    models = loader.submit(load_models, extractor, embedder, serving)
     loader.shutdown(wait=False)  # its one task runs on; nothing else is submitted
     executor, engine = _connect(settings)
     try:

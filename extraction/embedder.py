@@ -5,12 +5,13 @@ before the model is loaded, so a tampered or truncated file fails with a clear e
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
 import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +92,19 @@ def embedding_text(text: str, speaker: str | None) -> str:
     return f"{speaker}: {text}" if speaker else text
 
 
+@contextlib.contextmanager
+def _quiet(name: str) -> Iterator[None]:
+    """A library's logger held to errors (transformers reports its config while being traced:
+    noise on a command's stderr)."""
+    logger = logging.getLogger(name)
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
 class Embedder:
     model_id = MODEL_ID
     dimensions = DIMENSIONS
@@ -128,12 +142,13 @@ class Embedder:
         return np.asarray(vectors, dtype=np.float32)
 
     def embed_one(self, text: str) -> Vectors:
-        """One text (a message to answer) through the traced model, when it traced true
-        (`trace`); else as `embed`. The eager path holds the GIL through the Python of every
+        """One text (a message to answer) through the traced model once `trace` has made one
+        (a long-lived service does at load; a one-shot command does not pay for it); else as
+        `embed`. The eager path holds the GIL through the Python of every
         layer, so a message's embedding and its spaCy parse took turns (33 + 17 = 49 ms side by
         side, docs/performance.md); the traced graph runs in C++ without it (24 ms side by
         side) and equals the eager vector to 1e-7."""
-        traced = self.trace()
+        traced = self._traced
         if traced is None:
             return np.asarray(self.embed([text])[0], dtype=np.float32)
         return self._traced_vector(traced, text)
@@ -155,7 +170,7 @@ class Embedder:
             features = self._model.preprocess([TRACE_PROBES[1]])
             # the tracer warns that shape checks become constants, and that TorchScript is
             # deprecated: the probes below check the first, the eager fallback covers the second
-            with torch.inference_mode(), warnings.catch_warnings():
+            with torch.inference_mode(), warnings.catch_warnings(), _quiet("transformers"):
                 warnings.simplefilter("ignore")
                 traced = torch.jit.trace(  # type: ignore[no-untyped-call]
                     self._model[0].auto_model,

@@ -64,7 +64,10 @@ def extractor() -> Extractor:
 
 @pytest.fixture(scope="session")
 def embedder() -> Embedder:
-    return Embedder()
+    """Traced, as a served runtime's is: messages take the path they take in production."""
+    model = Embedder()
+    model.trace()
+    return model
 
 
 class Api:

@@ -72,6 +72,7 @@ def test_a_trace_that_strays_is_refused(
     """A trace whose vectors differ from the eager model's (a library change baking a shape into
     the graph) is not used: `embed_one` falls back to the batch path."""
     fresh = Embedder()
+    assert fresh._traced is None  # nothing traced until asked: a one-shot command stays eager
     monkeypatch.setattr(fresh, "_traced_vector", lambda traced, text: -fresh.embed([text])[0])
     assert fresh.trace() is None
     vector = fresh.embed_one("When did Dana move to Lisbon?")
