@@ -102,6 +102,8 @@ class UserCaches:
         self._catalog_lock = threading.Lock()
         self._catalogs: dict[str, Resolver] = {}
         self._speakers: dict[str, Counter[str]] = {}  # turns per speaker
+        # the ids of the user's two most recent sessions, and the change mark they were read at
+        self._recent: dict[str, tuple[Mark, tuple[str, ...]]] = {}
         self._facts = _Copies(lambda user: UserFacts.load(store.user_facts(user)))
         self._relations = _Copies(lambda user: UserRelations.load(store.user_relations(user)))
         self._copies_lock = threading.Lock()
@@ -251,6 +253,7 @@ class UserCaches:
         with self._catalog_lock:
             self._catalogs.pop(user_id, None)
             self._speakers.pop(user_id, None)
+            self._recent.pop(user_id, None)
             self._relations.held.pop(user_id, None)
             if not keep_facts:
                 self._facts.held.pop(user_id, None)
@@ -278,6 +281,26 @@ class UserCaches:
             people = [(n, c) for n, c in counts.items() if not is_agent_voice(n)]
         best = min(people, key=lambda item: (-item[1], item[0]), default=None)
         return best[0] if best is not None and best[1] > 0 else None
+
+    def last_session_id(self, user_id: str, exclude: str | None) -> str | None:
+        """The user's most recent session other than `exclude` (the current one), for the user
+        line of a context block. Finding it sorts all of the user's sessions (6 ms for 4,746 on
+        FalkorDB, on every call), and the order changes only with a write that moves a session's
+        last turn, which moves the user's change mark: so the two newest are held with the mark
+        they were read at, read again once it moved. The mark is the one `follow` brought the
+        caches to, taken before the read: a write landing in between makes the held order newer
+        than its mark, never older, and the next call re-reads it."""
+        mark = self.vectors.mark(user_id)
+        with self._catalog_lock:
+            held = self._recent.get(user_id)
+        if held is not None and mark is not None and held[0] == mark:
+            recent = held[1]
+        else:
+            recent = tuple(self._store.recent_sessions(user_id))
+            if mark is not None:
+                with self._catalog_lock:
+                    self._recent[user_id] = (mark, recent)
+        return next((session for session in recent if session != exclude), None)
 
     def spoke(self, user_id: str, speakers: Iterable[str]) -> None:
         """Turns this process wrote, by speaker (the caller holds `lock`)."""

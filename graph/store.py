@@ -72,7 +72,7 @@ STATEMENTS = {
     "session_facts",
     "end_session",
     "cache_window_summary",
-    "last_session",
+    "recent_sessions",
     "speaker_turns",
     "list_memory_vectors",
     "get_memory_embeddings",
@@ -453,10 +453,9 @@ class Store:
             upto=upto,
         )
 
-    def last_session(self, user_id: str, exclude: str | None) -> SessionRecord | None:
-        """The user's most recent session other than `exclude`."""
-        rows = self._run("last_session", user_id=user_id, exclude=exclude)
-        return SessionRecord.from_row(rows[0]) if rows else None
+    def recent_sessions(self, user_id: str) -> list[str]:
+        """The ids of the user's two most recent sessions, newest first."""
+        return [str(row["id"]) for row in self._run("recent_sessions", user_id=user_id)]
 
     def speaker_turns(self, user_id: str) -> dict[str, int]:
         rows = self._run("speaker_turns", user_id=user_id)

@@ -124,7 +124,7 @@ def _reads(runtime: Runtime) -> dict[str, dict[str, Any]]:
         "session_turns": {**base, "session_id": "s15"},
         "session_entities": {**base, "session_id": "s01", "limit": 50},
         "get_session": {**base, "session_id": "s01"},
-        "last_session": {**base, "exclude": "s15"},
+        "recent_sessions": base,
         "speaker_turns": base,
         "session_facts": {**base, "session_id": "s01"},
         "change_mark": base,

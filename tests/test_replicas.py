@@ -169,6 +169,42 @@ def test_a_write_through_one_is_answered_by_the_other(replicas: tuple[Replica, R
     assert set(service.caches.catalog("u-write").entities) == in_graph
 
 
+LAST_SESSION = """query($user: ID!, $session: ID) {
+  context(userId: $user, message: "What did we talk about?", sessionId: $session) { text } }"""
+END_SESSION = """mutation($user: ID!, $session: ID!) {
+  endSession(userId: $user, sessionId: $session) { topics } }"""
+
+
+def _user_line(replica: Replica, user: str, session: str) -> str:
+    text = replica.ok(LAST_SESSION, user=user, session=session)["context"]["text"]
+    return next(line for line in text.splitlines() if line.startswith("[USER]"))
+
+
+def test_the_user_line_names_the_last_session_the_other_wrote(
+    replicas: tuple[Replica, Replica],
+) -> None:
+    # B holds the user's two newest sessions until the change mark moves (graph/caches.py)
+    a, b = replicas
+    a.remember("u-last", "I booked a week in Madeira for June.", session="trip")
+    assert "; last session trip today" in _user_line(b, "u-last", "now")
+    a.remember(
+        "u-last",
+        "My cello teacher moved my lesson to Friday.",
+        "I practise the cello every evening after work.",
+        "The cello recital at the conservatory is in May.",
+        session="music",
+    )
+    assert "; last session music today" in _user_line(b, "u-last", "now")
+    # the current session is never the last one: the one before it is
+    assert "; last session trip today" in _user_line(b, "u-last", "music")
+    # ending a session writes its topics without a new memory of the session's own: B reads
+    # them from the graph, not from what it held
+    topics = a.ok(END_SESSION, user="u-last", session="music")["endSession"]["topics"]
+    assert topics
+    line = _user_line(b, "u-last", "now")
+    assert f"; last session music today, about {topics[0]}" in line, line
+
+
 def test_a_memory_forgotten_through_one_is_never_returned_by_the_other(
     replicas: tuple[Replica, Replica],
 ) -> None:

@@ -436,7 +436,8 @@ def test_a_context_call_reads_what_the_stages_ask_for(tmp_path: Path) -> None:
         "speaker_turns",
         # the header: the user's settings with the stored profile's head (graph/profile/header.py)
         "profile_header",
-        "last_session",
+        # the ids of the two newest sessions (none here), held until the change mark moves
+        "recent_sessions",
         "entity_catalog",
         "role_catalog",
         "topic_candidates",
@@ -461,7 +462,6 @@ def test_a_context_call_reads_what_the_stages_ask_for(tmp_path: Path) -> None:
     assert executor.names("MainThread") == [
         "change_mark",
         "profile_header",
-        "last_session",
         "entity_cards",
         "get_memories",
         "entity_cards",

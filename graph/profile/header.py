@@ -2,8 +2,9 @@
 name, last session and what it was about, relationship stage) and the parts of a compact
 `[PROFILE]` line (expertise, then style), which graph/recall/block.py prunes within the budget.
 
-Two statements (the user's settings with the stored profile's head, and the last session), never
-a read of the user's history: the profile is built when sessions end (graph/write/profiles.py).
+Two statements (the user's settings with the stored profile's head, and the last session by its
+id, which the caches hold: graph/caches.py `last_session_id`), never a read of the user's
+history: the profile is built when sessions end (graph/write/profiles.py).
 """
 
 from __future__ import annotations
@@ -71,7 +72,8 @@ def header_lines(
     user_line = f"[USER] {user_id}" + (f" — {name}" if name else "")
     if head.preferred_name and head.preferred_name != name:
         user_line += f", called {head.preferred_name}"
-    last = service.store.last_session(user_id, session_id)
+    last_id = service.caches.last_session_id(user_id, session_id)
+    last = service.store.session(user_id, last_id) if last_id is not None else None
     if last is not None and last.last_turn_at is not None:
         user_line += (
             f"; last session {last.id} {_ago(max(0, int((as_of - last.last_turn_at) // _DAY)))}"
