@@ -46,3 +46,19 @@ def test_add_refuses_a_mismatched_matrix(tmp_path: Path) -> None:
     store = VectorStore(tmp_path, 8, "model-a")
     with pytest.raises(ValueError, match="expected 2×8 vectors"):
         store.add("u", ["00000000000000a1", "00000000000000a2"], _unit(3))
+
+
+def test_rows_searched_together_find_what_each_row_finds_alone(tmp_path: Path) -> None:
+    # a message and its parts are searched in one call (graph/recall/candidates.py): the same
+    # hits and the same cosines as a search per row, whatever the number of rows
+    store = VectorStore(tmp_path, 384, "model-a")
+    matrix = _unit(3000, 384, seed=1)
+    ids = [f"{i:016x}" for i in range(1, 3001)]
+    store.add("u", ids, matrix)
+    queries = _unit(4, 384, seed=2)
+    together = store.search_rows("u", queries, 32)
+    assert len(together) == 4
+    for row, hits in zip(queries, together, strict=True):
+        assert hits == store.search("u", row, 32)
+    assert together[0] != together[1]
+    assert store.search_rows("empty", queries, 32) == [[], [], [], []]

@@ -75,8 +75,8 @@ def gather(
     queries = query.reshape(1, -1) if parts is None else np.vstack([query, parts.result()])
     laps.lap("embed")  # waiting for the message's vector, computed beside the reads above
     vector_hits: dict[MemoryId, float] = {}
-    for row in queries:
-        for memory_id, score in caches.vectors.search(user_id, row, k):
+    for hits in caches.vectors.search_rows(user_id, queries, k):
+        for memory_id, score in hits:
             vector_hits[memory_id] = max(score, vector_hits.get(memory_id, -1.0))
     laps.lap("faiss")
     late_ids = [i for i in vector_hits if i not in early]
