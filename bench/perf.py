@@ -196,7 +196,8 @@ def in_process(data_dir: Path, questions: list[str]) -> dict[str, Any]:
     from graph.recall.retrieval import ContextRequest, retrieve
     from graph.tally import counting
 
-    runtime = start(Settings(data_dir=data_dir))
+    # serving: the message is embedded by the traced model, as in the service measured beside
+    runtime = start(Settings(data_dir=data_dir), serving=True)
     try:
         service = runtime.service
         retrieve(service, ContextRequest(user_id=USER, message="What is new?"))
