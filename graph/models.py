@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -21,6 +22,25 @@ from extraction.model import Extraction
 from extraction.protocols import TextEmbedder, TextExtractor
 
 Vector = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class Rows:
+    """Vectors being computed on the query pool, one task per row."""
+
+    tasks: tuple[Future[Vector], ...]
+    dimensions: int
+
+    def result(self) -> Vector:
+        """The rows, in order (waits for every task)."""
+        if not self.tasks:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        return np.stack([task.result() for task in self.tasks])
+
+    def cancel(self) -> None:
+        """Drops the tasks not started (a failed call leaves no work queued)."""
+        for task in self.tasks:
+            task.cancel()
 
 
 class Models:
@@ -62,13 +82,10 @@ class Models:
         """Embeds a message on the query pool, so the caller can read the graph meanwhile."""
         return self._queries.submit(self.embedder.embed_one, text)
 
-    def _embed_each(self, texts: list[str]) -> Vector:
-        """Short texts one by one (`embed_one`: no padding, no GIL held through the layers)."""
-        if not texts:
-            return self.embedder.embed([])
-        return np.stack([self.embedder.embed_one(t) for t in texts])
-
-    def embed_queries(self, texts: Sequence[str]) -> Future[Vector]:
-        """Embeds several messages (the parts of one) on the query pool, one row each."""
-        batch = list(texts)
-        return self._queries.submit(self._embed_each, batch)
+    def embed_queries(self, texts: Sequence[str]) -> Rows:
+        """Embeds several messages (the parts of one) on the query pool, one row each, each part
+        on its own task: the traced model holds no GIL, so the pool's two threads embed two
+        parts side by side (17 of 100 real questions have parts; two parts one after the other
+        took 48 ms, side by side 24, on two cores)."""
+        tasks = tuple(self._queries.submit(self.embedder.embed_one, t) for t in texts)
+        return Rows(tasks, self.embedder.dimensions)

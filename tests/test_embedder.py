@@ -13,6 +13,8 @@ from extraction.embedder import (
     model_dir,
     verify_weights,
 )
+from extraction.extractor import Extractor
+from graph.models import Models
 
 
 def test_shipped_weights_verify() -> None:
@@ -77,3 +79,22 @@ def test_a_trace_that_strays_is_refused(
     assert fresh.trace() is None
     vector = fresh.embed_one("When did Dana move to Lisbon?")
     assert float(vector @ embedder.embed(["When did Dana move to Lisbon?"])[0]) > 0.9999
+
+
+def test_a_messages_parts_are_embedded_row_by_row_in_order(
+    embedder: Embedder, extractor: Extractor
+) -> None:
+    """The parts of a message are embedded as separate tasks on the query pool (side by side on
+    two cores); the rows come back in the parts' order, each the vector of its own part."""
+    models = Models(extractor, embedder)
+    try:
+        parts = ["Did Tom become a parent in May?", "Alex adopted a greyhound.", "Lisbon"]
+        rows = models.embed_queries(parts)
+        assert len(rows.tasks) == 3
+        got = rows.result()
+        assert got.shape == (3, DIMENSIONS) and got.dtype == np.float32
+        for row, part in zip(got, parts, strict=True):
+            assert abs(float(row @ embedder.embed([part])[0]) - 1.0) < 1e-5
+        assert models.embed_queries([]).result().shape == (0, DIMENSIONS)
+    finally:
+        models.close()

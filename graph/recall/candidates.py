@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from graph.ids import MemoryId
 from graph.lexical import LexicalScores
-from graph.models import Vector
+from graph.models import Rows, Vector
 from graph.recall.request import ContextRequest
 from graph.recall.stages import Scored, Scorer, adjacency, collapse, neighbour_bonus, rank
 from graph.records import MemoryFacts
@@ -57,7 +57,7 @@ def gather(
     as_of: float,
     known: list[str],
     embedding: Future[Vector],
-    parts: Future[Vector] | None = None,
+    parts: Rows | None = None,
 ) -> Candidates:
     """Reads the candidates: those known without the message's vector (BM25's, and `known`)
     while it is computed, then FAISS's for the message and for each of its parts."""
