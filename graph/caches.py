@@ -34,7 +34,7 @@ from graph.lexical import LexicalIndexes
 from graph.memory_facts import UserFacts
 from graph.reconcile import ReconcileReport, sweep
 from graph.records import Mark, MemoryFacts, RelationRecord
-from graph.relation_facts import UserRelations
+from graph.relation_facts import Capped, UserRelations
 from graph.residency import CACHE_MB, Residency, Trimmer
 from graph.store import Store
 from graph.vectors import VectorStore
@@ -405,16 +405,23 @@ class UserCaches:
         cued: Iterable[str],
         evidence: int,
         bare: Iterable[str] = (),
+        capped: Capped | None = None,
     ) -> Mapping[str, tuple[RelationRecord, ...]] | None:
         """The relations each entity's context card carries (graph/relation_facts.py), from the
         held copy; None when it is not held (it is read in the background), and the caller reads
-        the graph. The `bare` keys get none."""
+        the graph. The `bare` keys get none; the `capped` keys at most `capped.cued` of a cued
+        type besides their strongest."""
         held = self._held_relations(user_id)
         if held is None:
             return None
-        wanted, skipped = list(dict.fromkeys(keys)), set(bare)
+        wanted, skipped, capped = list(dict.fromkeys(keys)), set(bare), capped or Capped()
         with self._copies_lock:
-            return {k: () if k in skipped else held.card(k, limit, cued, evidence) for k in wanted}
+            return {
+                k: ()
+                if k in skipped
+                else held.card(k, limit, cued, evidence, capped.cued if k in capped.keys else None)
+                for k in wanted
+            }
 
     def memory_facts(self, user_id: str, ids: Iterable[str]) -> dict[MemoryId, MemoryFacts]:
         """What scoring reads of each memory: the copy's when held, else the graph's."""

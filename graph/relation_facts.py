@@ -26,6 +26,7 @@ from __future__ import annotations
 import heapq
 import sys
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from graph.records import GraphEdge, RelationRecord
@@ -38,6 +39,15 @@ PER_RELATION = 1300
 
 # (source, type, target): one relation of the graph
 RelKey = tuple[str, str, str]
+
+
+@dataclass(frozen=True)
+class Capped:
+    """The entities whose cards carry at most `cued` relations of a cued type besides their
+    strongest (the hubs of a long history: graph/recall/config.py `hub_cued_relations`)."""
+
+    keys: frozenset[str] = frozenset()
+    cued: int = 0
 
 
 def _key(rel: GraphEdge) -> RelKey:
@@ -105,21 +115,30 @@ class UserRelations:
     # -- reads --------------------------------------------------------------------------------
 
     def card(
-        self, entity: str, limit: int, cued: Iterable[str], evidence: int
+        self,
+        entity: str,
+        limit: int,
+        cued: Iterable[str],
+        evidence: int,
+        cued_limit: int | None = None,
     ) -> tuple[RelationRecord, ...]:
         """`entity`'s relations as its context card carries them: the strongest `limit`, then
-        every other relation of a `cued` type, in card order. Costs the entity's relations of
-        the cued types, not all of them: the user's own entity holds thousands."""
+        every other relation of a `cued` type (or the strongest `cued_limit` of them), in card
+        order. Costs the entity's relations of the cued types, not all of them: the user's own
+        entity holds thousands."""
         by_type = self._around.get(entity, {})
         top = self._strongest(entity, limit)
         shown = {_key(r) for r in top}
-        extra = [
+        others = (
             self._rels[k]
             for rel_type in dict.fromkeys(cued)
             for k in by_type.get(rel_type, ())
             if k not in shown
-        ]
-        extra.sort(key=lambda r: _strength(r, entity))
+        )
+        if cued_limit is None:
+            extra = sorted(others, key=lambda r: _strength(r, entity))
+        else:  # the same as sorting all and keeping the first `cued_limit`
+            extra = heapq.nsmallest(cued_limit, others, key=lambda r: _strength(r, entity))
         return tuple(_seen_from(r, entity, evidence) for r in [*top, *extra])
 
     def _strongest(self, entity: str, limit: int) -> list[GraphEdge]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graph.relation_facts import UserRelations
+from graph.relation_facts import Capped, UserRelations
 from graph.service import MemoryService
 from tests.conftest import Api, held_facts
 from tests.documents import REMEMBER_MANY
@@ -46,11 +46,19 @@ def _cards_agree(service: MemoryService, limit: int = 3) -> dict[str, Any]:
     graph's cards without cues."""
     held = _held(service)
     keys = sorted(service.caches.catalog(USER).entities)
+    set_ = frozenset(keys)
     for cues in CUES:
         graph = service.store.entities(USER, keys, limit, cues, 2)
         copy = service.caches.relations(USER, keys, limit, cues, 2)
         assert copy is not None
         assert {k: copy[k] for k in graph} == {k: c.relations for k, c in graph.items()}, cues
+        # a hub's card keeps the strongest `limit` and the strongest one cued: the graph's card
+        # cut after limit + 1 (graph/recall/lookup.py read_cards cuts the graph's so)
+        capped = service.caches.relations(USER, keys, limit, cues, 2, capped=Capped(set_, 1))
+        assert capped is not None
+        assert {k: capped[k] for k in graph} == {
+            k: c.relations[: limit + 1] for k, c in graph.items()
+        }, cues
     assert len(held) > 0
     return service.store.entities(USER, keys, limit, (), 2)
 
@@ -146,3 +154,19 @@ def test_replace_takes_exactly_what_the_read_back_covers() -> None:
     held.replace([], around=["person:c", "person:d"])
     assert held.card("person:d", 10, [], 5) == ()
     assert len(held) == 3
+
+
+def test_a_capped_card_keeps_the_strongest_of_its_cued_relations() -> None:
+    # a hub (the user of a long history) holds thousands of one cued type: its card keeps the
+    # strongest `cued_limit` of them, the same as every one of them sorted and cut
+    rows = [
+        _row("person:u", "LIKES", f"topic:t{i}", 1 + i % 7, float(i), f"m{i}") for i in range(60)
+    ]
+    rows.append(_row("person:u", "WORKS_AT", "org:acme", 50, 1.0, "w1"))
+    held = UserRelations.load(rows)
+    full = held.card("person:u", 2, ["LIKES"], 1)
+    assert len(full) == 61
+    capped = held.card("person:u", 2, ["LIKES"], 1, cued_limit=5)
+    assert capped == full[:7]
+    assert [r.count for r in capped[2:]] == [7, 7, 7, 7, 7]
+    assert held.card("person:u", 2, ["LIKES"], 1, cued_limit=0) == full[:2]

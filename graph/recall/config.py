@@ -66,6 +66,11 @@ class RetrievalConfig:
     # newest evidence memories per cued relation, and in all (strongest relations first)
     evidence_per_relation: int = 20
     cued_evidence: int = 100
+    # a hub's card (hub_mentions) carries at most this many relations of a cued type besides
+    # its strongest, the strongest of them: the user of a 50,000-turn history holds thousands
+    # of one type, and building, sorting and scanning them all took 50 ms of a call (no user of
+    # the benchmarks' dev splits has a hub, so none of their numbers can move)
+    hub_cued_relations: int = 100
     # relation types a message's words never cue: empty in every shipped preset; an ablation
     # knob (bench/ablations.py) to measure one type's cue alone
     uncued: frozenset[str] = frozenset()

@@ -36,6 +36,7 @@ from graph.recall.stages import (
     time_lifts,
 )
 from graph.records import MAX_EVIDENCE, EntityRecord
+from graph.relation_facts import Capped
 from graph.service import MemoryService
 from graph.tally import Laps
 
@@ -82,6 +83,7 @@ def look_up(service: MemoryService, request: ContextRequest, as_of: float) -> Lo
     # candidates: one statement for both. A hub's card (the user, a constant topic) is read with
     # its relations only when the message cues a type: ranking its thousands of relations costs in
     # proportion to the user's history, and its strongest few say nothing about this message
+    hub_keys = hubs(seeds.keys, counts, config.hub_mentions)
     cards = read_cards(
         service,
         user_id,
@@ -89,7 +91,8 @@ def look_up(service: MemoryService, request: ContextRequest, as_of: float) -> Lo
         config.card_relations,
         seeds.cues,
         max(MAX_EVIDENCE, config.evidence_per_relation),
-        bare=() if seeds.cues else hubs(seeds.keys, counts, config.hub_mentions),
+        bare=() if seeds.cues else hub_keys,
+        capped=Capped(frozenset(hub_keys), config.hub_cued_relations),
     )
     laps.lap("cards")
     expanded = expand(seeds, cards, config.expand_per_seed)
@@ -130,15 +133,24 @@ def read_cards(
     cued: Iterable[str],
     evidence: int = MAX_EVIDENCE,
     bare: Iterable[str] = (),
+    capped: Capped | None = None,
 ) -> dict[str, EntityRecord]:
     """Context cards: each entity with its strongest `limit` relations and every relation of a
-    `cued` type (the `bare` keys with none). The relations come from the copy the service holds
-    (graph/relation_facts.py) when it does, with the entities' own properties read bare, so the
-    read does not grow with an entity's relations; else from the graph."""
+    `cued` type (the `bare` keys with none; the `capped` keys with the strongest `capped.cued`
+    of those). The relations come from the copy the service holds (graph/relation_facts.py)
+    when it does, with the entities' own properties read bare, so the read does not grow with an
+    entity's relations; else from the graph."""
     cued = list(cued)
-    held = service.caches.relations(user_id, keys, limit, cued, evidence, bare)
+    capped = capped or Capped()
+    held = service.caches.relations(user_id, keys, limit, cued, evidence, bare, capped)
     if held is None:
-        return service.store.entities(user_id, keys, limit, cued, evidence, bare=bare)
+        cards = service.store.entities(user_id, keys, limit, cued, evidence, bare=bare)
+        # the strongest `limit` come first, then the cued ones, each in card order
+        cut = limit + capped.cued
+        return {
+            k: replace(card, relations=card.relations[:cut]) if k in capped.keys else card
+            for k, card in cards.items()
+        }
     cards = service.store.entities(user_id, keys, limit, (), evidence, bare=keys)
     return {k: replace(card, relations=held.get(k, ())) for k, card in cards.items()}
 
