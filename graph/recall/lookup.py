@@ -146,7 +146,7 @@ def read_cards(
     if held is None:
         cards = service.store.entities(user_id, keys, limit, cued, evidence, bare=bare)
         # the strongest `limit` come first, then the cued ones, each in card order
-        cut = limit + capped.cued
+        cut = limit + max(0, capped.cued)
         return {
             k: replace(card, relations=card.relations[:cut]) if k in capped.keys else card
             for k, card in cards.items()
