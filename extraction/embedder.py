@@ -189,15 +189,16 @@ class Embedder:
         return traced
 
     def _traced_vector(self, traced: Any, text: str) -> Vectors:
-        """Mean pooling and normalisation as the model's sentence-transformers modules do."""
+        """The traced transformer's token vectors, then the model's own modules after it
+        (pooling and normalisation, as its sentence-transformers configuration sets them)."""
         import torch
 
         features = self._model.preprocess([text])
-        mask = features["attention_mask"]
         with torch.inference_mode():
-            out = traced(features["input_ids"], mask)
+            out = traced(features["input_ids"], features["attention_mask"])
             hidden = out["last_hidden_state"] if isinstance(out, dict) else out[0]
-            weights = mask.unsqueeze(-1).to(hidden.dtype)
-            pooled = (hidden * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
-            vector = torch.nn.functional.normalize(pooled, dim=1)[0]
+            features = {"token_embeddings": hidden, "attention_mask": features["attention_mask"]}
+            for module in list(self._model)[1:]:
+                features = module(features)
+            vector = features["sentence_embedding"][0]
         return np.asarray(vector.numpy(), dtype=np.float32)
