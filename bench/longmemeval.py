@@ -189,8 +189,14 @@ def ordered(questions: list[Question]) -> list[Question]:
 
 
 def ingest_key() -> str:
-    """A hash of the code that decides what ingest writes, and of the pinned models."""
+    """A hash of the code that decides what ingest writes, of the pinned models, and of the
+    installed spaCy and torch: spaCy's release alone moved 14 in 2,000 extractions (its
+    lemmatizer changed in 3.8.9; docs/performance.md "The parse's own speed")."""
+    from importlib.metadata import version
+
     digest = hashlib.sha256()
+    for package in ("spacy", "thinc", "torch", "sentence-transformers"):
+        digest.update(f"{package}=={version(package)}".encode())
     files = [*ROOT.glob("extraction/**/*.py"), *ROOT.glob("cypher/*.cypher")]
     files += [p for p in ROOT.glob("graph/**/*.py") if p.name not in RETRIEVAL_ONLY]
     files.append(ROOT / "requirements" / "models.txt")
