@@ -18,6 +18,7 @@ from api.settings import Settings
 from extraction.embedder import Embedder, ModelVerificationError, model_threads, use_threads
 from extraction.extractor import Extractor
 from extraction.pii import load_detector
+from graph import heap
 from graph.engine import EmbeddedEngine
 from graph.errors import ModelError, StoreUnavailable
 from graph.executor import BoltExecutor, Executor, FalkorExecutor
@@ -107,6 +108,7 @@ class Runtime:
             self.executor.close()
             if self.engine is not None:
                 self.engine.stop()
+            heap.thaw()  # the closed service's caches are garbage now
 
 
 def falkordb_server(uri: str) -> tuple[str, int, str] | None:
@@ -226,4 +228,8 @@ def start(
         raise
     runtime = Runtime(settings, executor, store, vectors, service, engine)
     runtime.watch_engine()
+    if serving:
+        # a long-lived process holds its users' caches: full collections skip what survived
+        # the last one (graph/heap.py)
+        heap.freeze_survivors()
     return runtime
