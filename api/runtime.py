@@ -42,6 +42,8 @@ class Runtime:
     started_at: float = field(default_factory=time.time)
     _stopping: threading.Event = field(default_factory=threading.Event)
     _watcher: threading.Thread | None = None
+    # whether this runtime asked for full collections to freeze their survivors (graph/heap.py)
+    freezing: bool = False
 
     @property
     def restarts(self) -> int:
@@ -108,7 +110,9 @@ class Runtime:
             self.executor.close()
             if self.engine is not None:
                 self.engine.stop()
-            heap.thaw()  # the closed service's caches are garbage now
+            if self.freezing:
+                self.freezing = False
+                heap.stop_freezing()
 
 
 def falkordb_server(uri: str) -> tuple[str, int, str] | None:
@@ -232,4 +236,5 @@ def start(
         # a long-lived process holds its users' caches: full collections skip what survived
         # the last one (graph/heap.py)
         heap.freeze_survivors()
+        runtime.freezing = True
     return runtime

@@ -27,7 +27,6 @@ from typing import Generic, TypeVar
 
 from extraction.protocols import TextEmbedder
 from extraction.resolver import Resolver
-from graph import heap
 from graph.background import Background
 from graph.follow import catch_up
 from graph.ids import MemoryId
@@ -252,15 +251,12 @@ class UserCaches:
         """Drops what is read again from the graph on the next call: the catalogue, the speaker
         counts, the relations and (unless this process patched them) the memory facts."""
         with self._catalog_lock:
-            dropped = [
-                self._catalogs.pop(user_id, None),
-                self._relations.held.pop(user_id, None),
-                None if keep_facts else self._facts.held.pop(user_id, None),
-            ]
+            self._catalogs.pop(user_id, None)
             self._speakers.pop(user_id, None)
             self._recent.pop(user_id, None)
-        if any(d is not None for d in dropped):
-            heap.thaw()  # the next full collection may free their cycles (graph/heap.py)
+            self._relations.held.pop(user_id, None)
+            if not keep_facts:
+                self._facts.held.pop(user_id, None)
 
     def forget_relations(self, user_id: str) -> None:
         """Drops the user's held relations after a change this process does not patch them for

@@ -2,19 +2,23 @@
 
 A 50,000-memory user's held copies (graph/memory_facts.py, graph/relation_facts.py) and
 catalogue are about a million objects the collector tracks. CPython's full collection
-(generation 2) walks every one of them while holding the GIL: 0.9 s on the Intel machine of
-docs/benchmarks.md with a benchmark beside it, once every few hundred context calls, and every
-call in flight waits for it (the 50k p99 of 812 ms). What survives a full collection is what lives
-long; `gc.freeze` moves it to the permanent generation, which later collections skip, so the next
-full pass walks only what was made since.
+(generation 2) walks every one of them while holding the GIL: 0.7–0.9 s on the Intel machine of
+docs/benchmarks.md, once every few hundred context calls, and every call in flight waits for it
+(the 50k p99 of 812 ms). What survives a full collection is what lives long; `gc.freeze` moves it
+to the permanent generation, which later collections skip, so the next full pass walks only what
+was made since.
 
-Frozen objects that are dropped are still freed by their reference counts; only a reference
-cycle among them would stay. So whatever drops caches (an eviction, a user forgotten, a catalogue
-read again, a runtime closed) calls `thaw`: the next full collection sees everything again and
-freezes what then survives.
+What is frozen is everything alive at that pass, a request's own objects included. Frozen
+objects that are dropped are still freed by their reference counts (the caches hold no reference
+cycles), but a cycle among them (a traceback, an event loop's future) would stay until a pass sees
+it again. So once the frozen count has grown by `GROWTH` since the last full walk, the next full
+pass is let through whole (`gc.unfreeze` first): it frees those cycles, and the pass after it
+freezes what then survives. That is CPython's own rule for full passes (when the long-lived
+objects have grown by a quarter), applied to what is still alive, not to what was ever promoted.
 
-Process-wide, like the collector; `freeze_survivors` is called by a serving runtime (api/runtime.py)
-and is idempotent. Imports nothing of the package.
+Process-wide, like the collector: every serving runtime (api/runtime.py) calls `freeze_survivors`
+and, when closed, `stop_freezing`; the hook goes when the last one stops. Imports nothing of the
+package.
 """
 
 from __future__ import annotations
@@ -23,28 +27,42 @@ import gc
 import threading
 from typing import Any
 
+# how far the frozen objects may grow before a full pass walks them all again
+GROWTH = 0.25
+
 _lock = threading.Lock()
+_users = 0  # runtimes that asked for the hook
+_walked = 0  # frozen objects right after the last full walk (0: no walk yet, or thawed)
 
 
 def freeze_survivors() -> None:
-    """From now on, every full collection freezes what it leaves alive."""
+    """From now on (until the matching `stop_freezing`), every full collection freezes what it
+    leaves alive."""
+    global _users
     with _lock:
+        _users += 1
         if _after_collection not in gc.callbacks:
             gc.callbacks.append(_after_collection)
 
 
 def stop_freezing() -> None:
-    """Removes the hook and thaws (for tests, and a process that stops serving)."""
+    """One caller of `freeze_survivors` is done; with the last, the hook goes and everything is
+    thawed."""
+    global _users
     with _lock:
+        _users = max(0, _users - 1)
+        if _users:
+            return
         if _after_collection in gc.callbacks:
             gc.callbacks.remove(_after_collection)
     thaw()
 
 
 def thaw() -> None:
-    """Hands every frozen object back to the collector: caches were dropped, and any reference
-    cycle among them can only be found by a pass that sees them."""
+    """Hands every frozen object back to the collector: the next full pass walks them all."""
+    global _walked
     gc.unfreeze()
+    _walked = 0
 
 
 def frozen() -> int:
@@ -52,5 +70,12 @@ def frozen() -> int:
 
 
 def _after_collection(phase: str, info: dict[str, Any]) -> None:
-    if phase == "stop" and info.get("generation") == 2:
-        gc.freeze()
+    global _walked
+    if phase != "stop" or info.get("generation") != 2:
+        return
+    if _walked and gc.get_freeze_count() > _walked * (1 + GROWTH):
+        thaw()  # the next full pass walks everything, then freezes again
+        return
+    gc.freeze()
+    if not _walked:
+        _walked = gc.get_freeze_count()

@@ -1,4 +1,5 @@
-"""Full collections freeze what survives them; dropped caches thaw it (graph/heap.py)."""
+"""Full collections freeze what survives them, and walk everything again once that grew by a
+quarter (graph/heap.py). Process-wide state: each test leaves the collector as it found it."""
 
 from __future__ import annotations
 
@@ -8,21 +9,23 @@ from collections.abc import Iterator
 import pytest
 
 from graph import heap
-from tests.conftest import Api
-from tests.documents import REMEMBER_MANY
 
 
 @pytest.fixture
 def freezing() -> Iterator[None]:
+    """The hook, with automatic collections off: only the tests' own passes run."""
+    enabled = gc.isenabled()
+    gc.disable()
     heap.freeze_survivors()
-    heap.freeze_survivors()  # idempotent: one hook
     try:
         yield
     finally:
         heap.stop_freezing()
+        if enabled:
+            gc.enable()
 
 
-def test_a_full_collection_freezes_its_survivors_and_a_young_one_does_not(freezing: None) -> None:
+def test_a_full_collection_freezes_its_survivors_and_younger_ones_do_not(freezing: None) -> None:
     assert gc.callbacks.count(heap._after_collection) == 1
     long_lived = [[i] for i in range(1000)]
     gc.collect()
@@ -30,29 +33,47 @@ def test_a_full_collection_freezes_its_survivors_and_a_young_one_does_not(freezi
     assert after_full >= len(long_lived)
     young = [[i] for i in range(1000)]
     gc.collect(0)
+    gc.collect(1)
     assert heap.frozen() == after_full
     assert young and long_lived
-    heap.thaw()
+
+
+def test_growth_past_a_quarter_lets_the_next_full_pass_walk_everything(freezing: None) -> None:
+    gc.collect()
+    walked = heap.frozen()
+    grown = [[i] for i in range(int(walked * heap.GROWTH) + 1000)]
+    gc.collect()  # freezes `grown`: now more than a quarter above the last full walk
+    assert heap.frozen() > walked * (1 + heap.GROWTH)
+    gc.collect()  # sees the growth: thaws instead of freezing
     assert heap.frozen() == 0
+    gc.collect()  # walks everything, then freezes what survives
+    assert heap.frozen() >= len(grown)
 
 
-def test_without_the_hook_nothing_is_frozen() -> None:
+def test_a_cycle_frozen_while_alive_is_freed_once_thawed(freezing: None) -> None:
+    class Node:
+        pass
+
+    gc.collect()
+    node = Node()
+    node.self = node  # type: ignore[attr-defined]
+    gc.collect()  # frozen while alive
+    assert heap.frozen() > 0
+    del node
+    found = sum(1 for o in gc.get_objects() if isinstance(o, Node))
+    assert found == 0  # frozen objects are outside the tracked generations
+    heap.thaw()  # what the growth rule does: the next full pass sees the cycle
+    assert sum(1 for o in gc.get_objects() if isinstance(o, Node)) == 1
+    gc.collect()
+    assert sum(1 for o in gc.get_objects() if isinstance(o, Node)) == 0
+
+
+def test_the_hook_goes_with_its_last_user() -> None:
+    heap.freeze_survivors()
+    heap.freeze_survivors()
     heap.stop_freezing()
-    gc.collect()
-    assert heap.frozen() == 0
+    assert heap._after_collection in gc.callbacks
+    heap.stop_freezing()
     assert heap._after_collection not in gc.callbacks
-
-
-def test_dropping_a_users_held_copies_thaws_them(api: Api, freezing: None) -> None:
-    service, user = api.runtime.service, "heap-user"
-    inputs = [
-        {"userId": user, "speaker": "Dana", "text": "I bought a kayak in May.", "sessionId": "s1"}
-    ]
-    api.ok(REMEMBER_MANY, inputs=inputs)
-    assert service.caches._held_facts(user) is not None
     gc.collect()
-    assert heap.frozen() > 0
-    service.caches.forget_catalog(user)
     assert heap.frozen() == 0
-    gc.collect()  # the next full pass freezes the survivors again
-    assert heap.frozen() > 0
