@@ -7,7 +7,9 @@ What it changes, and why each leaves the output as it was:
   `form in index` for each form its suffix rules make, so a word the lemmatizer has not met in
   this process scans the lists. That was 13% of ingest's parse on real turns (5.7 of 45 s per
   1,000 LongMemEval and LoCoMo turns) on a machine with a slow interpreter. Membership in a set is
-  the same answer; only the lookup's cost changes.
+  the same answer; only the lookup's cost changes. (A pipeline changed so cannot be saved with
+  `to_disk` or `to_bytes`: msgpack has no sets. Nothing here saves it; the model package is the
+  saved form.)
 
 Imports only spaCy and the model package; the extractor and the personal-data detector load the
 model through here or by name (extraction/pii.py lets Presidio load its own copy).
