@@ -12,7 +12,7 @@ tokenised (the model's tokenizer, no pipeline) unless a named-entity type (PERSO
 asked for: then the model runs in full. Names, places and dates are what memory is for; a policy
 that redacts them pays for the full model.
 
-Imports Presidio and spaCy only; nothing from graph/ or api/.
+Imports Presidio, spaCy and extraction/ only; nothing from graph/ or api/.
 """
 
 from __future__ import annotations
@@ -22,8 +22,15 @@ import logging
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+import regex
 import tldextract
-from presidio_analyzer import AnalyzerEngine, EntityRecognizer, Pattern, RecognizerRegistry
+from presidio_analyzer import (
+    AnalyzerEngine,
+    EntityRecognizer,
+    Pattern,
+    PatternRecognizer,
+    RecognizerRegistry,
+)
 from presidio_analyzer import RecognizerResult as Result
 from presidio_analyzer.context_aware_enhancers import LemmaContextAwareEnhancer
 from presidio_analyzer.nlp_engine import NlpArtifacts, NlpEngine, NlpEngineProvider
@@ -57,6 +64,7 @@ from presidio_anonymizer.entities import RecognizerResult as Span
 
 from extraction.pipeline import MODEL_PACKAGE
 from extraction.secrets import SecretRecognizer
+from extraction.shapes import Shape, TextView, shape
 
 MODEL = MODEL_PACKAGE  # Presidio loads its own copy of the pinned model by this name
 LANGUAGE = "en"
@@ -115,6 +123,9 @@ WIDE_CARD = Pattern(
 # text (27 of the 35 ms a 950-character LongMemEval turn took to screen). Every valid PAN has the
 # medium pattern's shape (five letters, four digits, a letter), so these two find them all.
 PAN_SHAPES = frozenset({"PAN (High)", "PAN (Medium)"})
+# recognizers whose own `analyze` finds only what their `patterns` match (IBAN's checks the
+# groups of each match): their patterns' shapes may skip them
+PATTERNS_ONLY: tuple[type[EntityRecognizer], ...] = (IbanRecognizer,)
 
 
 def _recognizers() -> list[EntityRecognizer]:
@@ -170,6 +181,10 @@ class PiiDetector:
         )
         self._anonymizer = AnonymizerEngine()  # type: ignore[no-untyped-call]
         self.types = frozenset(t for r in registry.recognizers for t in r.supported_entities)
+        self._by_type = {
+            t: [(r, _shapes(r)) for r in registry.recognizers if t in r.supported_entities]
+            for t in self.types
+        }
         self._tokenizer = self._engine.nlp[LANGUAGE].tokenizer  # type: ignore[attr-defined]
         # no tokens: what the patterns alone find (`_any_shape`)
         self._bare = NlpArtifacts(
@@ -217,11 +232,23 @@ class PiiDetector:
         """Whether any recognizer matches at all, before any score or context word. Context
         words only change the scores of what the patterns found, so a text without a match (most
         texts) needs no tokens: tokenising and reading its context words was two thirds of the
-        screen's cost on long turns. A named-entity type needs the model's entities: it runs."""
+        screen's cost on long turns. A named-entity type needs the model's entities: it runs.
+
+        Types whose patterns cannot match the text (extraction/shapes.py: no digit near, no run
+        of word characters long enough) are not searched at all; the rest are searched whole,
+        as Presidio searches them, so the answer is the one a search of every type gives."""
         if NER_TYPES.intersection(wanted):
             return True
-        return bool(
-            self._analyzer.analyze(text, LANGUAGE, entities=list(wanted), nlp_artifacts=self._bare)
+        view = TextView(text)
+        possible = [t for t in wanted if self._may_find(t, view)]
+        return bool(possible) and bool(
+            self._analyzer.analyze(text, LANGUAGE, entities=possible, nlp_artifacts=self._bare)
+        )
+
+    def _may_find(self, entity_type: str, view: TextView) -> bool:
+        return any(
+            shapes is None or any(s.may_match(view) for s in shapes)
+            for _, shapes in self._by_type.get(entity_type, [])
         )
 
     def _artifacts(self, text: str, wanted: Sequence[str]) -> NlpArtifacts:
@@ -237,6 +264,20 @@ class PiiDetector:
             nlp_engine=self._engine,
             language=LANGUAGE,
         )
+
+
+def _shapes(recognizer: EntityRecognizer) -> list[Shape] | None:
+    """The shapes of a recognizer that finds only what its patterns match, compiled with its
+    flags as Presidio compiles them; None for one that finds otherwise (a model, a library,
+    our secrets, which skip by their own shapes): it is always asked."""
+    plain = type(recognizer).analyze is PatternRecognizer.analyze
+    if not isinstance(recognizer, PatternRecognizer) or not (
+        plain or isinstance(recognizer, PATTERNS_ONLY)
+    ):
+        return None
+    flags = recognizer.global_regex_flags or 0
+    patterns: list[Pattern] = recognizer.patterns  # type: ignore[has-type]
+    return [shape(regex.compile(p.regex, flags=flags)) for p in patterns]
 
 
 def _accepted(result: Result) -> bool:

@@ -7,7 +7,10 @@ secret has neither, so it is found by what is said around it. Only the secret it
 cue is not taken ("my password is too long", "the password is on the fridge"): a secret is quoted,
 or holds a digit, a symbol or a capital inside it.
 
-Imports Presidio only; nothing from graph/ or api/.
+Each expression is searched only in a text that can hold a match (extraction/shapes.py: its cue
+words, a key's published prefix): a long turn without them costs a few substring checks.
+
+Imports Presidio and extraction/shapes.py only; nothing from graph/ or api/.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from collections.abc import Callable
 
 from presidio_analyzer import EntityRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
+
+from extraction.shapes import Shape, TextView, shape
 
 PASSWORD = "PASSWORD"
 API_KEY = "API_KEY"
@@ -52,6 +57,7 @@ _KEY_SHAPES = re.compile(
     r")"
 )
 _TRAILING = ".,;:!?)]}"
+_SHAPES = {p: shape(p) for p in (_PASSWORD_CUE, _PIN_CUE, _KEY_CUE, _KEY_SHAPES)}
 SCORE = 0.9
 
 
@@ -87,23 +93,24 @@ class SecretRecognizer(EntityRecognizer):
         self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
     ) -> list[RecognizerResult]:
         found: list[RecognizerResult] = []
+        view = TextView(text)
         if PASSWORD in entities:
-            found += self._cued(text, _PASSWORD_CUE, PASSWORD, _looks_secret)
-            found += self._cued(text, _PIN_CUE, PASSWORD, lambda _t, _q: True)
+            found += self._cued(view, _PASSWORD_CUE, PASSWORD, _looks_secret)
+            found += self._cued(view, _PIN_CUE, PASSWORD, lambda _t, _q: True)
         if API_KEY in entities:
-            found += self._cued(text, _KEY_CUE, API_KEY, lambda t, _q: _key_like(t))
+            found += self._cued(view, _KEY_CUE, API_KEY, lambda t, _q: _key_like(t))
             found += [
                 RecognizerResult(API_KEY, m.start("secret"), m.end("secret"), SCORE)
-                for m in _KEY_SHAPES.finditer(text)
+                for m in _matches(view, _KEY_SHAPES)
             ]
         return found
 
     @staticmethod
     def _cued(
-        text: str, pattern: re.Pattern[str], entity: str, accept: Callable[[str, bool], bool]
+        view: TextView, pattern: re.Pattern[str], entity: str, accept: Callable[[str, bool], bool]
     ) -> list[RecognizerResult]:
         out: list[RecognizerResult] = []
-        for match in pattern.finditer(text):
+        for match in _matches(view, pattern):
             secret = match.group("secret")
             quoted = "q" in match.groupdict() and match.group("q") is not None
             stripped = secret if quoted else secret.rstrip(_TRAILING)
@@ -112,3 +119,9 @@ class SecretRecognizer(EntityRecognizer):
             start = match.start("secret")
             out.append(RecognizerResult(entity, start, start + len(stripped), SCORE))
         return out
+
+
+def _matches(view: TextView, pattern: re.Pattern[str]) -> list[re.Match[str]]:
+    """The pattern's matches, searched for only when the text can hold one."""
+    kind: Shape = _SHAPES[pattern]
+    return list(pattern.finditer(view.text)) if kind.may_match(view) else []

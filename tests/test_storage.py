@@ -15,6 +15,7 @@ from extraction.pii import load_detector
 from graph.errors import InvalidInput
 from graph.write.policy import GOVERNMENT, KEEP, PAYMENT, REDACT, REFUSE, PiiPolicy, parse_policy
 from tests.conftest import Api, close_api, embedded_only, open_api
+from tests.shared_data import real_texts
 
 USER = "storage-user"
 CARD = "4539 1488 0343 6467"  # passes the Luhn check
@@ -107,6 +108,31 @@ def test_the_patterns_first_shortcut_finds_what_the_full_analysis_finds(text: st
     detector = load_detector()
     watched = PiiPolicy().watched | {"EMAIL_ADDRESS", "PHONE_NUMBER"}
     assert detector.find(text, watched) == detector.analysed(text, sorted(watched))
+
+
+def _in_long_prose(texts: list[str], prose: str) -> list[str]:
+    """Each text at the start, in the middle and at the end of a long turn: where the search
+    windows of extraction/shapes.py have their edges."""
+    middle = len(prose) // 2
+    return [
+        t
+        for text in texts
+        for t in (f"{text} {prose}", f"{prose[:middle]} {text} {prose[middle:]}", f"{prose} {text}")
+    ]
+
+
+@pytest.mark.slow
+def test_the_shortcut_finds_what_the_full_analysis_finds_in_real_turns() -> None:
+    """Real turns of the shared data (few hold personal data: the shapes skip most of them),
+    and the screened texts inside a long real turn."""
+    detector = load_detector()
+    watched = PiiPolicy().watched | {"EMAIL_ADDRESS", "IP_ADDRESS", "CRYPTO"}
+    turns = real_texts(300)
+    longest = max(turns, key=len)
+    texts = turns + _in_long_prose(SCREENED, longest)
+    found = [detector.find(text, watched) for text in texts]
+    assert found == [detector.analysed(text, sorted(watched)) for text in texts]
+    assert sum(1 for f in found if f) >= 3 * 4
 
 
 @pytest.mark.slow
