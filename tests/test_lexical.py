@@ -127,6 +127,26 @@ def test_outgrown_index_is_rebuilt_off_the_request_path_with_later_changes() -> 
     assert indexes.get("u").scores("Kyoto").top(3) == []
 
 
+def test_a_rebuild_tokenises_only_what_it_has_not_seen(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An index built with an earlier index's tokens scores as one built from the texts, and
+    tokenises only the memories new to it or whose text changed."""
+    import graph.lexical as lexical
+
+    earlier = LexicalIndex(IDS[:3], TEXTS[:3])
+    earlier.add(IDS[3:5], TEXTS[3:5])
+    tokenised: list[str] = []
+    real = lexical._tokens
+    monkeypatch.setattr(lexical, "_tokens", lambda texts: (tokenised.extend(texts), real(texts))[1])
+    edited = [*TEXTS[:2], "Ann: Tom left Globex for a bakery in Porto.", *TEXTS[3:]]
+    rebuilt = LexicalIndex(IDS, edited, earlier.kept())
+    assert tokenised == [edited[2], edited[5]]  # the edited text, and the one never seen
+    fresh = LexicalIndex(IDS, edited)
+    for query in [*QUERIES, "bakery in Porto"]:
+        assert _raw(rebuilt, query) == _raw(fresh, query)
+    assert rebuilt.scores("Atlas").normalized(IDS[2]) == 0.0  # the edit's old words are gone
+    assert rebuilt.scores("bakery Porto").top(1) == [IDS[2]]
+
+
 def test_empty_index_scores_nothing() -> None:
     scores = LexicalIndex([], []).scores("anything at all")
     assert scores.top(5) == [] and scores.best == 0.0
