@@ -272,7 +272,7 @@ def _shapes(recognizer: EntityRecognizer) -> list[Shape] | None:
     our secrets, which skip by their own shapes): it is always asked."""
     plain = type(recognizer).analyze is PatternRecognizer.analyze
     if not isinstance(recognizer, PatternRecognizer) or not (
-        plain or isinstance(recognizer, PATTERNS_ONLY)
+        plain or type(recognizer) in PATTERNS_ONLY  # not a subclass with an `analyze` of its own
     ):
         return None
     flags = recognizer.global_regex_flags or 0

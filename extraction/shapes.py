@@ -12,11 +12,18 @@ need a run of that many word characters, which prose rarely has.
 What this reads is a necessary condition only. A window may find a match the whole text has not
 (its edges look like the text's start and end); the caller then searches the whole text, as
 before. It never misses one: the window holds every character the match's path reads, so the
-engine's search there succeeds on that path or on an earlier one.
+engine's search there succeeds on that path or on an earlier one. That argument needs the engine
+free to backtrack: an atomic group or a possessive repeat may commit, in a window, to a branch
+the whole text's look-behind would refuse, so an expression with one gets no window. Where no
+condition narrows the search, `may_match` answers True without searching: the caller's own
+search (Presidio's, with its timeout) is the only one.
 
 The syntax is read with the standard library's parser (`re._parser`, private but stable since
 3.11 and `sre_parse` before). An expression it cannot read, or a construct not handled here,
-gets no condition and is searched whole.
+gets no condition and is searched whole. Syntax only the `regex` module knows that the standard
+parser would read as something else (a POSIX class `[[:digit:]]`, fuzzy matching `{e<=1}`) leaves
+a `regex` expression without a condition too: its warnings are errors here, and a brace that
+opens no repeat is refused.
 
 Imports the standard library and `regex` only.
 """
@@ -25,6 +32,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,7 +44,9 @@ sre: Any = importlib.import_module("re._constants")
 sre_parse: Any = importlib.import_module("re._parser")
 
 _DIGIT = regex.compile(r"\d")
-_WORDS = regex.compile(r"\w+")
+# a word character to `re` (`str.isalnum` or "_") or to `regex` (Unicode's \w): runs of either
+_WORDS = regex.compile(r"[\w\p{L}\p{N}]+")
+_BRACE = ord("{")
 # flags the parser understands with the same meaning in `re` and `regex`; any other (VERSION1,
 # FULLCASE, …) leaves an expression without a condition
 _SHARED_FLAGS = {
@@ -60,8 +70,8 @@ FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"
 
 @dataclass(frozen=True)
 class Anchor:
-    """Every match holds one of these characters: any decimal digit (`digits`) or one of
-    `chars`."""
+    """Every match's path reads one of these characters, in the match or in a look-around that
+    must hold: any decimal digit (`digits`) or one of `chars`."""
 
     digits: bool = False
     chars: frozenset[str] = frozenset()
@@ -123,18 +133,19 @@ class Shape:
     literals: frozenset[str] | None = None
 
     def may_match(self, view: TextView) -> bool:
-        """False only when the expression matches nowhere in the text."""
+        """False only when the expression matches nowhere in the text; True, unsearched, when
+        nothing narrows the search to windows (the caller searches then)."""
         if self.word_run is not None and view.longest_word() < self.word_run:
             return False
         if self.literals is not None and not view.holds_any(self.literals):
             return False
         if self.anchor is None:
-            return self.pattern.search(view.text) is not None
+            return True
         spots = view.positions(self.anchor)
         if not spots:
             return False
         if self.reach is None:
-            return self.pattern.search(view.text) is not None
+            return True
         return any(
             self.pattern.search(view.text[start:stop]) is not None
             for start, stop in windows(spots, self.reach, len(view.text))
@@ -159,15 +170,18 @@ def shape(pattern: re.Pattern[str] | regex.Pattern[str]) -> Shape:
     parsed = _parse(pattern)
     if parsed is None:
         return Shape(pattern, None, None, None)
-    low = parsed.getwidth()[0]
-    literals = _literals(parsed)
-    return Shape(
-        pattern,
-        _anchor(parsed),
-        _reach(parsed),
-        low if low > 1 and _only_word(parsed) else None,
-        literals if literals and min(map(len, literals)) >= MIN_LITERAL else None,
-    )
+    try:
+        low = parsed.getwidth()[0]
+        literals = _literals(parsed)
+        return Shape(
+            pattern,
+            _anchor(parsed),
+            _reach(parsed),
+            low if low > 1 and _only_word(parsed) else None,
+            literals if literals and min(map(len, literals)) >= MIN_LITERAL else None,
+        )
+    except RecursionError:  # groups nested hundreds deep: no condition
+        return Shape(pattern, None, None, None)
 
 
 def _parse(pattern: re.Pattern[str] | regex.Pattern[str]) -> Any:
@@ -182,9 +196,40 @@ def _parse(pattern: re.Pattern[str] | regex.Pattern[str]) -> Any:
             if flags & ours:
                 shared |= theirs
     try:
-        return sre_parse.parse(pattern.pattern, shared)
-    except (re.error, RecursionError, OverflowError, ValueError):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # "possible nested set": a POSIX class to `regex`
+            parsed = sre_parse.parse(pattern.pattern, shared)
+        # a brace outside a set that opens no repeat is literal to `re`, fuzzy matching (or an
+        # escaped brace) to `regex`: not read
+        if isinstance(pattern, regex.Pattern) and _holds_literal(parsed, _BRACE):
+            return None
+        return parsed
+    except (re.error, RecursionError, OverflowError, ValueError, Warning):
         return None
+
+
+def _holds_literal(nodes: Any, code: int) -> bool:
+    """Whether the character is a literal node anywhere outside a set."""
+    for op, av in nodes:
+        if op is sre.LITERAL and av == code:
+            return True
+        if op is sre.BRANCH and any(_holds_literal(alt, code) for alt in av[1]):
+            return True
+        if op is sre.SUBPATTERN and _holds_literal(av[-1], code):
+            return True
+        if op is sre.ATOMIC_GROUP and _holds_literal(av, code):
+            return True
+        if op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT) and _holds_literal(
+            av[2], code
+        ):
+            return True
+        if op in (sre.ASSERT, sre.ASSERT_NOT) and _holds_literal(av[1], code):
+            return True
+        if op is sre.GROUPREF_EXISTS and any(
+            b is not None and _holds_literal(b, code) for b in av[1:]
+        ):
+            return True
+    return False
 
 
 # -- anchors: a character every match holds ------------------------------------------------------
@@ -359,18 +404,18 @@ def _node_reach(op: Any, av: Any) -> int | None:
         return _most([_reach(alt) for alt in av[1]])
     if op is sre.SUBPATTERN:
         return _reach(av[-1])
-    if op is sre.ATOMIC_GROUP:
-        return _reach(av)
     if op in (sre.ASSERT, sre.ASSERT_NOT):
         return _reach(av[1])
-    if op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
+    if op in (sre.MAX_REPEAT, sre.MIN_REPEAT):
         _, high, item = av
         inner = _reach(item)
         return None if inner is None or high >= _MAXREPEAT else high * inner
     if op is sre.GROUPREF_EXISTS:
         _, yes, no = av
         return _most([_reach(yes), _reach(no) if no is not None else 0])
-    return None  # a back-reference, or anything not read here
+    # a back-reference; an atomic group or a possessive repeat, which may commit in a window to
+    # what the whole text refuses (see the module docstring); anything not read here
+    return None
 
 
 def _most(parts: Sequence[int | None]) -> int | None:

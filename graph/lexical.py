@@ -14,7 +14,7 @@ When the tail or the removals outgrow a share of the base, a new base is built o
 path (`schedule`) and swapped in with whatever changed meanwhile. Rebuilding on every write, as
 before, made each read after a write cost O(memories) and churned memory under load.
 
-An index keeps each memory's tokens (with a hash of the text they came from), so a rebuild
+An index keeps each memory's tokens (with a digest of the text they came from), so a rebuild
 tokenises only the memories it has not seen: a history that grows to N memories is rebuilt
 about 60 times on its way (each time the tail passes 5% of the base), and tokenising every
 memory again each time was 20 N tokenisations, most of the rebuilds' cost on the background
@@ -23,6 +23,7 @@ thread during a bulk ingest.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
 import threading
@@ -47,8 +48,9 @@ WARM_AFTER = 64
 # 5.2, "sacramento" 3.9) is never evidence that the memory lacks what a message asks
 COMMON_ZIPF = 5.5
 # bytes per document id, per distinct term and per tail token held in Python objects, and per
-# base token kept for the next rebuild (`nbytes`)
-PER_DOCUMENT, PER_TERM, PER_TOKEN, PER_KEPT_TOKEN = 200, 190, 55, 8
+# document and per base token kept for the next rebuild (`nbytes`)
+PER_DOCUMENT, PER_TERM, PER_TOKEN = 200, 190, 55
+PER_KEPT_DOCUMENT, PER_KEPT_TOKEN = 250, 8
 
 Scores = npt.NDArray[np.float64]
 
@@ -65,10 +67,15 @@ def _stem(words: list[str]) -> list[str]:
 
 @dataclass(frozen=True)
 class Kept:
-    """A memory's tokens and the hash of the text they came from (an edited text differs)."""
+    """A memory's tokens and a digest of the text they came from (an edited text differs)."""
 
-    text_hash: int
+    digest: bytes
     tokens: list[str]
+
+
+def _digest(text: str) -> bytes:
+    """16 bytes of BLAKE2b: no two texts of a user share one by chance."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def _reused_tokens(
@@ -79,7 +86,7 @@ def _reused_tokens(
     out: list[list[str] | None] = []
     for memory_id, text in zip(ids, texts, strict=True):
         entry = known.get(memory_id)
-        out.append(entry.tokens if entry is not None and entry.text_hash == hash(text) else None)
+        out.append(entry.tokens if entry is not None and entry.digest == _digest(text) else None)
     missing = [n for n, doc in enumerate(out) if doc is None]
     for n, doc in zip(
         missing, _tokens([texts[n] for n in missing]) if missing else [], strict=True
@@ -155,7 +162,7 @@ class LexicalIndex:
         tokens = _reused_tokens(self._ids, texts, known or {})
         # every memory's tokens, base and tail, for the next rebuild
         self._kept: dict[str, Kept] = {
-            i: Kept(hash(t), doc) for i, t, doc in zip(self._ids, texts, tokens, strict=True)
+            i: Kept(_digest(t), doc) for i, t, doc in zip(self._ids, texts, tokens, strict=True)
         }
         if tokens:
             self._bm25 = bm25s.BM25(k1=K1, b=B)
@@ -189,7 +196,7 @@ class LexicalIndex:
             tail = sum(len(doc) for doc in self._tail_tokens)
             return (
                 arrays
-                + PER_DOCUMENT * len(self._ids)
+                + (PER_DOCUMENT + PER_KEPT_DOCUMENT) * len(self._ids)
                 + PER_TERM * terms
                 + PER_TOKEN * tail
                 + PER_KEPT_TOKEN * (self._total_length - tail)
@@ -208,7 +215,7 @@ class LexicalIndex:
             tokenized = _tokens([t for _, t in fresh])
             self._add_tokens(
                 [i for i, _ in fresh],
-                [Kept(hash(t), doc) for (_, t), doc in zip(fresh, tokenized, strict=True)],
+                [Kept(_digest(t), doc) for (_, t), doc in zip(fresh, tokenized, strict=True)],
             )
 
     def kept(self) -> dict[str, Kept]:

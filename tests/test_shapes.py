@@ -77,9 +77,34 @@ def test_an_expression_the_parser_cannot_read_has_no_condition() -> None:
         None,
         None,
     )
-    # searched whole: the answer is the expression's own
-    assert letters.may_match(TextView("A1"))
-    assert not letters.may_match(TextView("a1, no capital before a digit"))
+    # nothing narrows it: left to the caller's own search
+    assert letters.may_match(TextView("a1, no capital before a digit"))
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text"),
+    [
+        # an atomic group or a possessive repeat commits, in a window whose start hides what
+        # the look-behind refuses, to a branch that then fails: no window for them
+        (regex.compile(r"(?>(?<!xx)a|a.{5})\d", regex.IGNORECASE), "xxabbbbb1"),
+        (re.compile(r"(?:(?<!xx)a|a.{5}){1}+\d"), "xxabbbbb1"),
+        # what only `regex` reads: a POSIX class, fuzzy matching
+        (regex.compile(r"[[:digit:]]", regex.IGNORECASE), "7"),
+        (regex.compile(r"(?:abc){e<=1}", regex.IGNORECASE), "xx abd yy"),
+        # word characters to `re` that `regex`'s \w is not
+        (re.compile(r"\w{3}"), "x \u00b2\u00b2\u00b2 y"),
+    ],
+)
+def test_constructs_the_window_argument_does_not_cover_are_searched(
+    pattern: re.Pattern[str] | regex.Pattern[str], text: str
+) -> None:
+    assert pattern.search(text) is not None
+    assert shape(pattern).may_match(TextView(text))
+
+
+def test_groups_nested_too_deep_to_read_get_no_condition() -> None:
+    deep = shape(re.compile("(" * 400 + r"\d" + ")" * 400))
+    assert (deep.anchor, deep.reach, deep.word_run, deep.literals) == (None, None, None, None)
 
 
 def test_windows_merge_overlaps_and_stay_inside_the_text() -> None:
