@@ -66,19 +66,10 @@ class Models:
         extracting = self._extraction.submit(self.extractor.extract_many, list(items))
         try:
             texts = [embedding_text(text, speaker) for text, speaker in items]
-            vectors = self._embed(texts)
+            vectors = self.embedder.embed(texts)
         finally:
             extractions = extracting.result()  # never leave spaCy working for a failed request
         return extractions, vectors
-
-    def _embed(self, texts: list[str]) -> Vector:
-        """A batch eagerly (padded batches ran 41 turns/s on one thread, one by one traced 34);
-        a single text (an episode, a `remember`) through the traced model when the service has
-        one: a 128-token episode took 40 ms against 59 eager, without the GIL the eager layers
-        hold while the background thread shares the cores with ingest (equal to 1e-7)."""
-        if len(texts) == 1:
-            return self.embedder.embed_one(texts[0])[None, :]
-        return self.embedder.embed(texts)
 
     def reported(
         self, items: Sequence[tuple[str, str]], listeners: Mapping[str, str] | None = None

@@ -98,22 +98,3 @@ def test_a_messages_parts_are_embedded_row_by_row_in_order(
         assert models.embed_queries([]).result().shape == (0, DIMENSIONS)
     finally:
         models.close()
-
-
-def test_a_lone_text_to_store_takes_the_traced_model_and_a_batch_the_eager_one(
-    embedder: Embedder, extractor: Extractor
-) -> None:
-    """An episode or a `remember` is one text: it is embedded as a message is (`embed_one`); a
-    batch keeps the padded eager path. Both give the same vector to 1e-5."""
-    models = Models(extractor, embedder)
-    try:
-        assert embedder.trace() is not None
-        items = [("we talked about the garden", "Sam"), ("Lisbon in May", None)]
-        texts = ["Sam: we talked about the garden", "Lisbon in May"]
-        _, one = models.read_and_embed(items[:1])
-        assert np.array_equal(one[0], embedder.embed_one(texts[0]))
-        _, both = models.read_and_embed(items)
-        assert np.array_equal(both, embedder.embed(texts))
-        assert abs(float(one[0] @ both[0]) - 1.0) < 1e-5
-    finally:
-        models.close()
