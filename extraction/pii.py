@@ -181,8 +181,9 @@ class PiiDetector:
         )
         self._anonymizer = AnonymizerEngine()  # type: ignore[no-untyped-call]
         self.types = frozenset(t for r in registry.recognizers for t in r.supported_entities)
+        # per type, its recognizers' shapes (None: a recognizer that is always asked)
         self._by_type = {
-            t: [(r, _shapes(r)) for r in registry.recognizers if t in r.supported_entities]
+            t: [_shapes(r) for r in registry.recognizers if t in r.supported_entities]
             for t in self.types
         }
         self._tokenizer = self._engine.nlp[LANGUAGE].tokenizer  # type: ignore[attr-defined]
@@ -248,7 +249,7 @@ class PiiDetector:
     def _may_find(self, entity_type: str, view: TextView) -> bool:
         return any(
             shapes is None or any(s.may_match(view) for s in shapes)
-            for _, shapes in self._by_type.get(entity_type, [])
+            for shapes in self._by_type.get(entity_type, [])
         )
 
     def _artifacts(self, text: str, wanted: Sequence[str]) -> NlpArtifacts:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from presidio_analyzer import EntityRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 
-from extraction.shapes import Shape, TextView, shape
+from extraction.shapes import TextView, shape
 
 PASSWORD = "PASSWORD"
 API_KEY = "API_KEY"
@@ -123,5 +123,4 @@ class SecretRecognizer(EntityRecognizer):
 
 def _matches(view: TextView, pattern: re.Pattern[str]) -> list[re.Match[str]]:
     """The pattern's matches, searched for only when the text can hold one."""
-    kind: Shape = _SHAPES[pattern]
-    return list(pattern.finditer(view.text)) if kind.may_match(view) else []
+    return list(pattern.finditer(view.text)) if _SHAPES[pattern].may_match(view) else []

@@ -123,7 +123,7 @@ class TextView:
 class Shape:
     """One compiled expression and what its matches need."""
 
-    pattern: regex.Pattern[str]
+    pattern: re.Pattern[str] | regex.Pattern[str]
     anchor: Anchor | None
     # the most characters one match's path reads, look-arounds included; None: no bound
     reach: int | None

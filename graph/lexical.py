@@ -78,21 +78,21 @@ def _digest(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
-def _reused_tokens(
-    ids: Sequence[str], texts: Sequence[str], known: Mapping[str, Kept]
-) -> list[list[str]]:
-    """Each text's tokens: an earlier index's where it holds the same text, the rest
-    tokenised now in one batch (tokens do not depend on the batch: a word's stem is its own)."""
-    out: list[list[str] | None] = []
-    for memory_id, text in zip(ids, texts, strict=True):
-        entry = known.get(memory_id)
-        out.append(entry.tokens if entry is not None and entry.digest == _digest(text) else None)
-    missing = [n for n, doc in enumerate(out) if doc is None]
-    for n, doc in zip(
-        missing, _tokens([texts[n] for n in missing]) if missing else [], strict=True
-    ):
-        out[n] = doc
-    return [doc if doc is not None else [] for doc in out]
+def _kept_tokens(ids: Sequence[str], texts: Sequence[str], known: Mapping[str, Kept]) -> list[Kept]:
+    """Each text's tokens with its digest: an earlier index's where it holds the same text, the
+    rest tokenised now in one batch (tokens do not depend on the batch: a word's stem is its
+    own)."""
+    digests = [_digest(t) for t in texts]
+    reused = [
+        entry if entry is not None and entry.digest == digest else None
+        for entry, digest in zip((known.get(i) for i in ids), digests, strict=True)
+    ]
+    missing = [texts[n] for n, entry in enumerate(reused) if entry is None]
+    fresh = iter(_tokens(missing) if missing else [])
+    return [
+        entry if entry is not None else Kept(digest, next(fresh))
+        for entry, digest in zip(reused, digests, strict=True)
+    ]
 
 
 def _tokens(texts: Sequence[str]) -> list[list[str]]:
@@ -159,11 +159,10 @@ class LexicalIndex:
         self._positions = {memory_id: i for i, memory_id in enumerate(self._ids)}
         self._base_size = len(self._ids)
         self._bm25: Any = None
-        tokens = _reused_tokens(self._ids, texts, known or {})
+        kept = _kept_tokens(self._ids, texts, known or {})
+        tokens = [k.tokens for k in kept]
         # every memory's tokens, base and tail, for the next rebuild
-        self._kept: dict[str, Kept] = {
-            i: Kept(_digest(t), doc) for i, t, doc in zip(self._ids, texts, tokens, strict=True)
-        }
+        self._kept: dict[str, Kept] = dict(zip(self._ids, kept, strict=True))
         if tokens:
             self._bm25 = bm25s.BM25(k1=K1, b=B)
             self._bm25.index(tokens, show_progress=False)
