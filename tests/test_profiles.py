@@ -687,3 +687,68 @@ def test_index_shares_fold_by_domain_and_merge_both_ends() -> None:
     trips = fold([share, day], "trips")
     assert [m[0] for m in trips.memories] == ["b"] and trips.relations[0]["evidence"] == ["b"]
     assert fold([share, day], "work").memories == []
+
+
+def _said_by_definition(text: str, names: int) -> signals.Said:
+    """Every signal straight from its expression over the whole text: no gate, nothing shared."""
+    said = signals._ASIDE.sub("", text).strip()
+    words = signals._WORD.findall(said)
+    dated = bool(signals._YEAR.search(said)) or any(
+        w.lower() in signals.DAYS_AND_MONTHS for w in words
+    )
+    structured = names > 0 or dated or bool(signals._NUMBER.search(said))
+    terms = [
+        w
+        for w in words
+        if w.islower() and len(w) > 4 and "'" not in w and signals._zipf(w) < signals.RARE_ZIPF
+    ]
+    declined = []
+    for match in signals._DECLINED.finditer(said):
+        topic = (match.group("topic") or match.group("unknown") or "").split()[:6]
+        if topic:
+            declined.append(" ".join(topic).lower())
+    named = signals._NAMED.findall(said)
+    return signals.Said(
+        words=len(said.split()),
+        specific=structured or bool(terms),
+        structured=structured,
+        declined=tuple(declined),
+        name=named[-1] if named else None,
+        disclosures=tuple(k for k, p in signals.DISCLOSURES.items() if p.search(said)),
+        question="?" in said,
+    )
+
+
+CRAFTED_TURNS = [
+    "I'd rather not talk about my divorce.",
+    "LET'S NOT DISCUSS WORK TODAY [laughs] ok?",
+    "Honestly I don't know anything about cars, sorry.",
+    "Please call me Bea. Actually, people call me Trixie.",
+    "Hi, MY NAME IS Joanna and I'm new here; at work I go by Jo-Anne.",
+    "My name's Kelvin, they call me at noon.",
+    "My mom was in the hospital and I was so scared.",
+    "I've been DIAGNOSED with anxiety; my ſister is a doctor.",
+    "[photo of a cake] We met in 1998, on a Tuesday in March.",
+    "I glaze with celadon slips, twenty of them.",
+    "",
+    "[only an aside]",
+]
+
+
+def test_a_turn_read_once_says_what_each_expression_says() -> None:
+    """`read` (each signal once, expressions gated by the strings they need) equals the
+    expressions searched over the whole text, on real turns of both datasets and on crafted
+    ones that hit the rarer signals (a refusal, a name to be called by)."""
+    from tests.shared_data import real_texts
+
+    texts = real_texts(1500) + CRAFTED_TURNS
+    hits = {"declined": 0, "name": 0, "disclosures": 0, "specific": 0}
+    for text in texts:
+        for names in (0, 1):
+            expected = _said_by_definition(text, names)
+            assert signals.read(text, names) == expected, text
+        hits["declined"] += bool(expected.declined)
+        hits["name"] += expected.name is not None
+        hits["disclosures"] += bool(expected.disclosures)
+        hits["specific"] += expected.specific
+    assert min(hits.values()) >= 3, hits  # every gated signal was seen to match

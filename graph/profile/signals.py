@@ -7,14 +7,21 @@ The word lists are ordinary English (months, kin terms, feelings), never a datas
 domain term is a word rare in general English: wordfreq's Zipf frequency below `RARE_ZIPF`
 ("counseling" 3.1 is common enough; "sfumato" 1.6 is a term). Imports nothing of graph/ but the
 lexicon; the profile's rules (graph/profile/rules.py) read these signals.
+
+A tally reads every signal of a turn once (`read`): the expressions are searched only in texts
+that hold one of the strings every match needs (read from their syntax by extraction/shapes.py),
+and the text without its asides is made once. Counting the signals one function at a time was a
+fifth of the background thread's work in a served ingest of real turns (docs/performance.md).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 from extraction.lexicon import DAYS_AND_MONTHS
+from extraction.shapes import TextView, shape
 
 RARE_ZIPF = 2.8
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
@@ -62,9 +69,57 @@ DISCLOSURES: dict[str, re.Pattern[str]] = {
 }
 
 
+# strings one of which every match of the expression holds, ignoring case (None: no such set)
+_NEEDS = {
+    pattern: shape(pattern).literals for pattern in (_DECLINED, _NAMED, *DISCLOSURES.values())
+}
+
+
+def _may_hold(pattern: re.Pattern[str], view: TextView) -> bool:
+    """False only when `pattern` matches nowhere in the view's text."""
+    needed = _NEEDS.get(pattern)
+    return needed is None or view.holds_any(needed)
+
+
+@dataclass(frozen=True)
+class Said:
+    """What one turn says about its speaker, each signal read once (`read`)."""
+
+    words: int
+    specific: bool
+    structured: bool
+    declined: tuple[str, ...]
+    name: str | None
+    disclosures: tuple[str, ...]
+    question: bool
+
+    @property
+    def answers(self) -> bool:
+        """As `answers`: it says something and refuses nothing."""
+        return self.words >= 4 and not self.declined
+
+
+def read(text: str, names: int) -> Said:
+    """Every signal of one turn (`names`: the named entities the graph found in it, the speaker
+    left out), equal to asking the functions below one by one."""
+    said = spoken(text)
+    view = TextView(said)
+    words = _WORD.findall(said)
+    structured = names > 0 or _dated(said, words) or _numbered(said)
+    return Said(
+        words=len(said.split()),
+        specific=structured or any(_is_term(w) for w in words),
+        structured=structured,
+        declined=tuple(_declined(said, view)),
+        name=_named(said, view),
+        disclosures=tuple(_disclosed(said, view)),
+        question="?" in said,
+    )
+
+
 def spoken(text: str) -> str:
     """The text without bracketed asides."""
-    return _ASIDE.sub("", text).strip()
+    return (_ASIDE.sub("", text) if "[" in text else text).strip()
 
 
 def word_count(text: str) -> int:
@@ -73,13 +128,19 @@ def word_count(text: str) -> int:
 
 def has_date(text: str) -> bool:
     said = spoken(text)
-    return bool(_YEAR.search(said)) or any(
-        w.lower() in DAYS_AND_MONTHS for w in _WORD.findall(said)
-    )
+    return _dated(said, _WORD.findall(said))
+
+
+def _dated(said: str, words: list[str]) -> bool:
+    return bool(_YEAR.search(said)) or not DAYS_AND_MONTHS.isdisjoint(map(str.lower, words))
 
 
 def has_number(text: str) -> bool:
-    return bool(_NUMBER.search(spoken(text)))
+    return _numbered(spoken(text))
+
+
+def _numbered(said: str) -> bool:
+    return bool(_NUMBER.search(said))
 
 
 @lru_cache(maxsize=65_536)
@@ -91,11 +152,11 @@ def _zipf(word: str) -> float:
 
 def domain_terms(text: str) -> list[str]:
     """Lower-case words (not names) rare in general English, longer than four letters."""
-    found = []
-    for word in _WORD.findall(spoken(text)):
-        if word.islower() and len(word) > 4 and "'" not in word and _zipf(word) < RARE_ZIPF:
-            found.append(word)
-    return found
+    return [w for w in _WORD.findall(spoken(text)) if _is_term(w)]
+
+
+def _is_term(word: str) -> bool:
+    return word.islower() and len(word) > 4 and "'" not in word and _zipf(word) < RARE_ZIPF
 
 
 def is_specific(text: str, names: int) -> bool:
@@ -111,8 +172,15 @@ def is_structured(text: str, names: int) -> bool:
 
 def declined(text: str) -> list[str]:
     """The topics a turn refuses or disclaims, at most six words each."""
+    said = spoken(text)
+    return _declined(said, TextView(said))
+
+
+def _declined(said: str, view: TextView) -> list[str]:
+    if not _may_hold(_DECLINED, view):
+        return []
     out = []
-    for match in _DECLINED.finditer(spoken(text)):
+    for match in _DECLINED.finditer(said):
         topic = match.group("topic") or match.group("unknown") or ""
         words = topic.split()[:6]
         if words:
@@ -122,14 +190,27 @@ def declined(text: str) -> list[str]:
 
 def preferred_name(text: str) -> str | None:
     """The name a turn asks to be called by, if any (the last one said)."""
-    found = _NAMED.findall(spoken(text))
+    said = spoken(text)
+    return _named(said, TextView(said))
+
+
+def _named(said: str, view: TextView) -> str | None:
+    found = _NAMED.findall(said) if _may_hold(_NAMED, view) else []
     return found[-1] if found else None
 
 
 def disclosures(text: str) -> list[str]:
     """The kinds of personal disclosure in a turn: family, health, feelings."""
     said = spoken(text)
-    return [kind for kind, pattern in DISCLOSURES.items() if pattern.search(said)]
+    return _disclosed(said, TextView(said))
+
+
+def _disclosed(said: str, view: TextView) -> list[str]:
+    return [
+        kind
+        for kind, pattern in DISCLOSURES.items()
+        if _may_hold(pattern, view) and pattern.search(said)
+    ]
 
 
 def is_question(text: str) -> bool:

@@ -111,39 +111,41 @@ def tally_session(
     and the areas of their own facts with the turns stating them."""
     tally = SessionTally(session_id, turns[0].occurred_at, turns[-1].occurred_at, day=day)
     previous: MemoryRecord | None = None
+    asked_by: signals.Said | None = None  # what the previous turn said, when it had a speaker
     for turn in turns:
         if turn.speaker is None:
-            previous = turn
+            previous, asked_by = turn, None
             continue
         person = tally.speakers.setdefault(turn.speaker, SpeakerTally())
         seen = _found(found, str(turn.id))
-        _count_turn(person, turn, seen)
+        said = signals.read(turn.text, _names(seen))
+        _count_turn(person, turn, seen, said)
         asked = previous is not None and previous.speaker not in (None, turn.speaker)
-        if asked and previous is not None and signals.is_question(previous.text):
+        if asked and asked_by is not None and asked_by.question:
             person.asked += 1
-            person.answered += signals.answers(turn.text)
-        previous = turn
+            person.answered += said.answers
+        previous, asked_by = turn, said
     _add_areas(tally, turns, facts)
     return tally
 
 
-def _count_turn(person: SpeakerTally, turn: MemoryRecord, seen: TurnFacts) -> None:
-    names = _names(seen)
-    if signals.is_specific(turn.text, names):
+def _count_turn(
+    person: SpeakerTally, turn: MemoryRecord, seen: TurnFacts, said: signals.Said
+) -> None:
+    if said.specific:
         person.specific.append(str(turn.id))
     if person.entity is None and seen.speaker_keys:
         person.entity = seen.speaker_keys[0]
     person.turns += 1
     person.turn_ids.append(str(turn.id))
-    person.words += signals.word_count(turn.text)
-    person.structured += signals.is_structured(turn.text, names)
+    person.words += said.words
+    person.structured += said.structured
     person.first = turn.occurred_at if person.first is None else person.first
     person.last = turn.occurred_at
-    person.declined += [[topic, str(turn.id)] for topic in signals.declined(turn.text)]
-    name = signals.preferred_name(turn.text)
-    if name is not None:
-        person.names.append([name, turn.occurred_at, str(turn.id)])
-    for kind in signals.disclosures(turn.text):
+    person.declined += [[topic, str(turn.id)] for topic in said.declined]
+    if said.name is not None:
+        person.names.append([said.name, turn.occurred_at, str(turn.id)])
+    for kind in said.disclosures:
         person.disclosures.setdefault(kind, []).append(str(turn.id))
 
 
