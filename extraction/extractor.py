@@ -37,6 +37,10 @@ from extraction.when import date_phrases
 # and left LongMemEval dev recall unchanged while spaCy got 1.4x faster on real text
 # (docs/performance.md)
 PARSED_CHARS: int | None = 600
+# pipes whose annotations the third person (extraction/voice.py: tags, dependencies, lemmas) never
+# reads: the named entities, a quarter of the small model's parse, with a model of its own (its
+# own tok2vec), so the other pipes write what they write with it
+UNREPORTED = ("ner",)
 
 
 class Extractor:
@@ -91,7 +95,9 @@ class Extractor:
         """Each (sentence, speaker) in the third person, for episodes; `listeners` maps a
         speaker to the one they talk to, who "you" is."""
         heard = listeners or {}
-        docs = self.nlp.pipe((text for text, _ in items), batch_size=self.batch_size)
+        docs = self.nlp.pipe(
+            (text for text, _ in items), batch_size=self.batch_size, disable=UNREPORTED
+        )
         return [
             reported(doc, speaker, heard.get(speaker))
             for doc, (_, speaker) in zip(docs, items, strict=True)
