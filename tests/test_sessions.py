@@ -10,7 +10,6 @@ import pytest
 
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
-from graph.ids import MemoryId
 from graph.recall.config import EPISODES
 from graph.recall.window import WINDOW_WORDS_PER_SENTENCE as WINDOW_WORDS
 from graph.records import SessionRecord
@@ -63,22 +62,6 @@ def test_idle_sessions_end_by_themselves(sessions: Api) -> None:
     assert _session(sessions, "s08").ended is True
     assert not _session(sessions, "s15").ended
     assert _session(sessions, "s01").episode_id
-
-
-def test_sessions_ending_together_embed_their_episodes_in_one_batch(
-    sessions: Api, embedder: Embedder
-) -> None:
-    """s01 and s08 ended in the same idle check: their episodes were embedded as one batch
-    ahead of their writes, and each stored vector is the one its text gets alone."""
-    service = sessions.runtime.service
-    ids = [MemoryId(str(_session(sessions, s).episode_id)) for s in ("s01", "s08")]
-    stored = service.caches.vectors.vectors(USER, ids)
-    texts = service.store.memories(USER, ids)
-    assert len(stored) == len(texts) == 2
-    for memory_id in ids:
-        alone = embedder.embed([texts[memory_id].text])[0]
-        assert float(stored[memory_id] @ alone) > 0.99999
-    assert not service.models._ahead  # nothing kept past the writes
 
 
 def test_end_session_writes_an_episode_with_the_key_facts(sessions: Api) -> None:
@@ -220,40 +203,3 @@ def test_composed_block_stays_within_budget_and_prunes_in_order(sessions: Api) -
     assert kinds and kinds[0] == "window-middle"
     rank = {"window-middle": 0, "memory": 1, "episode": 1, "profile": 2, "card": 3, "turn": 4}
     assert [rank[k] for k in kinds] == sorted(rank[k] for k in kinds)
-
-
-class _Counted:
-    """The real embedder, with the batches it is asked to embed recorded."""
-
-    def __init__(self, embedder: Embedder) -> None:
-        self._embedder = embedder
-        self.batches: list[int] = []
-        self.dimensions = embedder.dimensions
-
-    def embed(self, texts: list[str]) -> object:
-        self.batches.append(len(texts))
-        return self._embedder.embed(texts)
-
-    def embed_one(self, text: str) -> object:
-        return self._embedder.embed_one(text)
-
-
-def test_texts_embedded_ahead_are_not_embedded_again(
-    extractor: Extractor, embedder: Embedder
-) -> None:
-    from graph.models import Models
-
-    counted = _Counted(embedder)
-    models = Models(extractor, counted)  # type: ignore[arg-type]
-    try:
-        with models.embedded_ahead([("Alice went home.", None), ("I like tea.", "Ben")]):
-            _, inside = models.read_and_embed([("I like tea.", "Ben")])
-            assert counted.batches == [2]  # one batch for both, none for the write
-        _, after = models.read_and_embed([("I like tea.", "Ben")])
-        assert counted.batches == [2, 1] and not models._ahead
-        assert float(inside[0] @ after[0]) > 0.99999
-        with models.embedded_ahead([("One alone.", None)]):  # nothing to batch with
-            models.read_and_embed([("One alone.", None)])
-        assert counted.batches == [2, 1, 1]
-    finally:
-        models.close()
