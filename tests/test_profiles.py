@@ -691,11 +691,11 @@ def test_index_shares_fold_by_domain_and_merge_both_ends() -> None:
 
 def _said_by_definition(text: str, names: int) -> signals.Said:
     """Every signal straight from its expression over the whole text: no gate, nothing shared."""
+    from extraction.lexicon import DAYS_AND_MONTHS
+
     said = signals._ASIDE.sub("", text).strip()
     words = signals._WORD.findall(said)
-    dated = bool(signals._YEAR.search(said)) or any(
-        w.lower() in signals.DAYS_AND_MONTHS for w in words
-    )
+    dated = bool(signals._YEAR.search(said)) or any(w.lower() in DAYS_AND_MONTHS for w in words)
     structured = names > 0 or dated or bool(signals._NUMBER.search(said))
     terms = [
         w
@@ -752,3 +752,32 @@ def test_a_turn_read_once_says_what_each_expression_says() -> None:
         hits["disclosures"] += bool(expected.disclosures)
         hits["specific"] += expected.specific
     assert min(hits.values()) >= 3, hits  # every gated signal was seen to match
+
+
+def test_a_question_counts_as_answered_by_the_next_speaker_who_says_something() -> None:
+    """A question put by one speaker, answered by another's next turn (four words or more, no
+    refusal); a refusal is asked but not answered, and a turn without a speaker breaks the pair."""
+    from graph.ids import MemoryId
+    from graph.profile.tally import tally_session
+    from graph.records import MemoryRecord
+
+    said = [
+        ("Ann", "How was the trip to Norway?"),
+        ("Bo", "It was great, we saw the falls."),
+        ("Ann", "[photo of a fjord] Any plans for the summer?"),
+        ("Bo", "I'd rather not talk about the summer."),
+        ("Ann", "Did you see the game?"),
+        (None, "Ann shared a link."),
+        ("Bo", "Yes, what a match that was!"),
+        ("Bo", "Did you?"),
+        ("Ann", "Not yet."),
+    ]
+    turns = [
+        MemoryRecord(MemoryId(f"m{i}"), "u", text, speaker, "s1", 1e9 + i, 1e9 + i, None, 1, False)
+        for i, (speaker, text) in enumerate(said)
+    ]
+    tally = tally_session("s1", turns, {}, [])
+    bo, ann = tally.speakers["Bo"], tally.speakers["Ann"]
+    assert (bo.asked, bo.answered) == (2, 1)  # the trip answered, the summer refused
+    assert (ann.asked, ann.answered) == (1, 0)  # "Not yet." says too little
+    assert bo.declined == [["the summer", "m3"]]
