@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tests.conftest import Api
 from tests.documents import REMEMBER_MANY
 
@@ -169,6 +171,29 @@ def test_a_topic_without_a_fact_becomes_an_entity_when_it_recurs(api: Api) -> No
     assert card is not None
     assert {m["id"] for m in card["memories"]} == {first[0], second[0]}
     assert card["mentionCount"] == 2
+
+
+SEEN = """query($user: ID!, $key: String!) { entity(userId: $user, key: $key) {
+  mentionCount firstSeen lastSeen } }"""
+
+
+@pytest.mark.parametrize("one_batch", [False, True])
+def test_a_recurring_topic_is_first_seen_when_it_was_first_said(api: Api, one_batch: bool) -> None:
+    """The topic becomes an entity when said again, days later; it was first seen when it was
+    first said, in an earlier batch or earlier in the same one. (Without sessions: an ended
+    session's episode would mention the topic at the first day too.)"""
+    user = f"kg-seen-{int(one_batch)}"
+    said = [
+        ("The harbour lighthouse looked stunning in the storm.", "2026-03-01T10:00:00Z"),
+        ("The harbour lighthouse was closed for repairs today.", "2026-03-09T18:30:00Z"),
+    ]
+    inputs = [{"userId": user, "speaker": "Jo", "text": t, "occurredAt": at} for t, at in said]
+    for batch in [inputs] if one_batch else [inputs[:1], inputs[1:]]:
+        api.ok(REMEMBER_MANY, inputs=batch)
+    seen = api.ok(SEEN, user=user, key="topic:harbour_lighthouse")["entity"]
+    assert seen["mentionCount"] == 2
+    assert seen["firstSeen"].startswith("2026-03-01T10:00:00")
+    assert seen["lastSeen"].startswith("2026-03-09T18:30:00")
 
 
 def test_merge_entities_moves_everything_and_is_idempotent(api: Api) -> None:

@@ -271,6 +271,7 @@ class WritePipeline:
                 now,
                 self._store.last_in_sessions(user_id, sessions),
                 repeat_of,
+                self._earlier_at(user_id, resolutions, ids),
             )
             merged = self._write(user_id, resolver, rows, resolutions, memories, matrix)
             self._absorb(user_id, {ids[p]: f.absorbed for p, f in folded.items()}, now)
@@ -329,6 +330,17 @@ class WritePipeline:
         caches.lexical.add(user_id, ids, [embedding_text(m.text, m.speaker) for m in memories])
         caches.advance(user_id, marks)
         return changed
+
+    def _earlier_at(
+        self, user_id: str, resolutions: Sequence[Resolution], ids: Sequence[str]
+    ) -> dict[str, float]:
+        """When the stored memories that topics promoted now mention were said (one statement,
+        only when a batch promotes one): a topic is first seen when it was first said."""
+        earlier = {m for r in resolutions for m, _ in r.back_mentions} - set(ids)
+        if not earlier:
+            return {}
+        found = self._store.memories(user_id, [MemoryId(m) for m in earlier])
+        return {str(k): m.occurred_at for k, m in found.items()}
 
     def _resolve(
         self,

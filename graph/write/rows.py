@@ -183,15 +183,19 @@ def build_rows(
     now: float,
     session_tails: Mapping[str, str],
     repeat_of: Mapping[str, str],
+    earlier_at: Mapping[str, float] | None = None,
 ) -> BatchRows:
     """The rows of a batch, in the order given. `created_at` grows by a microsecond per position
     so the batch's order is kept; each memory of a session is chained (NEXT) after the session's
     previous one (`session_tails`: the last memory of each session before this batch). `known`
     (the resolver's catalogue) gives what a person known by role carries: gender, unnamed,
-    plural. `repeat_of` maps a new memory to the earlier one it repeats (graph/repeats.py)."""
+    plural. `repeat_of` maps a new memory to the earlier one it repeats (graph/repeats.py);
+    `earlier_at`, the stored memories that topics promoted now mention to when they were said."""
     occurred = [w.memory.occurred_at if w.memory.occurred_at is not None else now for w in written]
     sessions = _sessions(written, occurred, session_tails)
-    entities, mentions = _entities(written, occurred, known)
+    said_at = dict(earlier_at or {})
+    said_at.update((w.id, when) for w, when in zip(written, occurred, strict=True))
+    entities, mentions = _entities(written, occurred, known, said_at)
     relations = _relations(written, occurred)
     return BatchRows(
         memories=tuple(
@@ -273,10 +277,14 @@ def _sessions(
 
 
 def _entities(
-    written: Sequence[Written], occurred: Sequence[float], known: Mapping[str, KnownEntity]
+    written: Sequence[Written],
+    occurred: Sequence[float],
+    known: Mapping[str, KnownEntity],
+    said_at: Mapping[str, float],
 ) -> tuple[tuple[EntityRow, ...], tuple[MentionRow, ...]]:
     """Each entity mentioned, with the mentions this batch adds (candidate topics promoted now
-    mention their earlier memories too), and the MENTIONS rows."""
+    mention their earlier memories too, seen when those were said: `said_at`), and the
+    MENTIONS rows."""
     aliases: dict[str, set[str]] = {}
     for w in written:
         for key, names in w.resolution.aliases.items():
@@ -291,7 +299,7 @@ def _entities(
         here = {m.key: (m.type, m.label) for m in extraction.mentions}
         for mentioning, key, as_speaker in own + back:
             labels.setdefault(key, here[key])
-            sums.setdefault(key, _Sum()).saw(when)
+            sums.setdefault(key, _Sum()).saw(said_at.get(mentioning, when))
             mentions.append(MentionRow(mentioning, key, as_speaker))
     rows = []
     for key, total in sums.items():
