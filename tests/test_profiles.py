@@ -552,7 +552,7 @@ def test_style_rules() -> None:
     ],
 )
 def test_declined_topics(text: str, topics: list[str]) -> None:
-    assert signals.declined(text) == topics
+    assert list(signals.read(text, 0).declined) == topics
 
 
 @pytest.mark.parametrize(
@@ -565,7 +565,7 @@ def test_declined_topics(text: str, topics: list[str]) -> None:
     ],
 )
 def test_preferred_name(text: str, name: str | None) -> None:
-    assert signals.preferred_name(text) == name
+    assert signals.read(text, 0).name == name
 
 
 def test_profile_line_is_pruned_style_first() -> None:
@@ -586,14 +586,14 @@ def test_profile_line_is_pruned_style_first() -> None:
 
 
 def test_disclosures_and_specifics() -> None:
-    assert signals.disclosures("My mom was in the hospital and I was so scared.") == [
+    assert signals.read("My mom was in the hospital and I was so scared.", 0).disclosures == (
         "family",
         "feelings",
-    ]
-    assert signals.disclosures("The weather is nice.") == []
-    assert signals.is_specific("We met in 1998.", 0)
-    assert signals.is_specific("I glaze with celadon slips.", 0)  # a domain term
-    assert not signals.is_specific("I like it a lot, it is fun.", 0)
+    )
+    assert signals.read("The weather is nice.", 0).disclosures == ()
+    assert signals.read("We met in 1998.", 0).specific
+    assert signals.read("I glaze with celadon slips.", 0).specific  # a domain term
+    assert not signals.read("I like it a lot, it is fun.", 0).specific
 
 
 def test_temporal_buckets_fit_the_span() -> None:

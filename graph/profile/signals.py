@@ -5,8 +5,9 @@ whenever it is built.
 
 The word lists are ordinary English (months, kin terms, feelings), never a dataset's words. A
 domain term is a word rare in general English: wordfreq's Zipf frequency below `RARE_ZIPF`
-("counseling" 3.1 is common enough; "sfumato" 1.6 is a term). Imports nothing of graph/ but the
-lexicon; the profile's rules (graph/profile/rules.py) read these signals.
+("counseling" 3.1 is common enough; "sfumato" 1.6 is a term). Imports nothing of graph/, only
+the lexicon and extraction/shapes.py; the profile's rules (graph/profile/rules.py) read these
+signals.
 
 A tally reads every signal of a turn once (`read`): the expressions are searched only in texts
 that hold one of the strings every match needs (read from their syntax by extraction/shapes.py),
@@ -86,61 +87,46 @@ class Said:
     """What one turn says about its speaker, each signal read once (`read`)."""
 
     words: int
+    # gives dates, numbers, proper names or domain terms (lower-case words rare in general
+    # English, longer than four letters)
     specific: bool
-    structured: bool
-    declined: tuple[str, ...]
-    name: str | None
-    disclosures: tuple[str, ...]
+    structured: bool  # gives a date, a number or a proper name
+    declined: tuple[str, ...]  # the topics it refuses or disclaims, at most six words each
+    name: str | None  # the name it asks to be called by (the last one said)
+    disclosures: tuple[str, ...]  # the kinds of personal disclosure: family, health, feelings
     question: bool
 
     @property
     def answers(self) -> bool:
-        """As `answers`: it says something and refuses nothing."""
+        """Whether it answers a question put to its speaker: it says something (four words or
+        more) and refuses nothing."""
         return self.words >= 4 and not self.declined
 
 
 def read(text: str, names: int) -> Said:
-    """Every signal of one turn (`names`: the named entities the graph found in it, the speaker
-    left out), equal to asking the functions below one by one."""
-    said = spoken(text)
+    """Every signal of one turn, read from its text without bracketed asides (`names`: the named
+    entities the graph found in it, the speaker left out)."""
+    said = (_ASIDE.sub("", text) if "[" in text else text).strip()
     view = TextView(said)
     words = _WORD.findall(said)
-    structured = names > 0 or _dated(said, words) or _numbered(said)
+    structured = names > 0 or _dated(said, words) or bool(_NUMBER.search(said))
     return Said(
         words=len(said.split()),
         specific=structured or any(_is_term(w) for w in words),
         structured=structured,
         declined=tuple(_declined(said, view)),
         name=_named(said, view),
-        disclosures=tuple(_disclosed(said, view)),
+        disclosures=tuple(
+            kind
+            for kind, pattern in DISCLOSURES.items()
+            if _may_hold(pattern, view) and pattern.search(said)
+        ),
         question="?" in said,
     )
 
 
-def spoken(text: str) -> str:
-    """The text without bracketed asides."""
-    return (_ASIDE.sub("", text) if "[" in text else text).strip()
-
-
-def word_count(text: str) -> int:
-    return len(spoken(text).split())
-
-
-def has_date(text: str) -> bool:
-    said = spoken(text)
-    return _dated(said, _WORD.findall(said))
-
-
 def _dated(said: str, words: list[str]) -> bool:
     return bool(_YEAR.search(said)) or not DAYS_AND_MONTHS.isdisjoint(map(str.lower, words))
-
-
-def has_number(text: str) -> bool:
-    return _numbered(spoken(text))
-
-
-def _numbered(said: str) -> bool:
-    return bool(_NUMBER.search(said))
 
 
 @lru_cache(maxsize=65_536)
@@ -150,30 +136,8 @@ def _zipf(word: str) -> float:
     return float(zipf_frequency(word, "en"))
 
 
-def domain_terms(text: str) -> list[str]:
-    """Lower-case words (not names) rare in general English, longer than four letters."""
-    return [w for w in _WORD.findall(spoken(text)) if _is_term(w)]
-
-
 def _is_term(word: str) -> bool:
     return word.islower() and len(word) > 4 and "'" not in word and _zipf(word) < RARE_ZIPF
-
-
-def is_specific(text: str, names: int) -> bool:
-    """A turn that gives dates, numbers, proper names (`names`: the named entities the graph
-    found in it, the speaker left out) or domain terms."""
-    return names > 0 or has_date(text) or has_number(text) or bool(domain_terms(text))
-
-
-def is_structured(text: str, names: int) -> bool:
-    """A turn that gives structured data: a date, a number or a proper name."""
-    return names > 0 or has_date(text) or has_number(text)
-
-
-def declined(text: str) -> list[str]:
-    """The topics a turn refuses or disclaims, at most six words each."""
-    said = spoken(text)
-    return _declined(said, TextView(said))
 
 
 def _declined(said: str, view: TextView) -> list[str]:
@@ -188,36 +152,6 @@ def _declined(said: str, view: TextView) -> list[str]:
     return out
 
 
-def preferred_name(text: str) -> str | None:
-    """The name a turn asks to be called by, if any (the last one said)."""
-    said = spoken(text)
-    return _named(said, TextView(said))
-
-
 def _named(said: str, view: TextView) -> str | None:
     found = _NAMED.findall(said) if _may_hold(_NAMED, view) else []
     return found[-1] if found else None
-
-
-def disclosures(text: str) -> list[str]:
-    """The kinds of personal disclosure in a turn: family, health, feelings."""
-    said = spoken(text)
-    return _disclosed(said, TextView(said))
-
-
-def _disclosed(said: str, view: TextView) -> list[str]:
-    return [
-        kind
-        for kind, pattern in DISCLOSURES.items()
-        if _may_hold(pattern, view) and pattern.search(said)
-    ]
-
-
-def is_question(text: str) -> bool:
-    return "?" in spoken(text)
-
-
-def answers(text: str) -> bool:
-    """Whether a turn answers a question put to its speaker: it says something (four words or
-    more) and refuses nothing."""
-    return word_count(text) >= 4 and not declined(text)
