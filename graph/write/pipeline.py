@@ -264,6 +264,8 @@ class WritePipeline:
             memories = [w.memory for w in written]  # merged texts, for BM25
             matrix = np.stack([_vector(matrix[p], folded.get(p)) for p in range(len(fresh))])
             sessions = sorted({s for m in memories if (s := m.session_id)})
+            # earlier memories that topics this batch promotes now mention
+            earlier = {m for r in resolutions for m, _ in r.back_mentions}
             rows = build_rows(
                 written,
                 resolver.entities,
@@ -271,11 +273,10 @@ class WritePipeline:
                 now,
                 self._store.last_in_sessions(user_id, sessions),
                 repeat_of,
-                self._earlier_at(user_id, resolutions, ids),
+                self._said_at(user_id, earlier - set(ids)),
             )
             merged = self._write(user_id, resolver, rows, resolutions, memories, matrix)
             self._absorb(user_id, {ids[p]: f.absorbed for p, f in folded.items()}, now)
-        earlier = {m for r in resolutions for m, _ in r.back_mentions}
         slots.changed.setdefault(user_id, set()).update(earlier | merged)
         return True
 
@@ -331,15 +332,12 @@ class WritePipeline:
         caches.advance(user_id, marks)
         return changed
 
-    def _earlier_at(
-        self, user_id: str, resolutions: Sequence[Resolution], ids: Sequence[str]
-    ) -> dict[str, float]:
+    def _said_at(self, user_id: str, stored: set[str]) -> dict[str, float]:
         """When the stored memories that topics promoted now mention were said (one statement,
         only when a batch promotes one): a topic is first seen when it was first said."""
-        earlier = {m for r in resolutions for m, _ in r.back_mentions} - set(ids)
-        if not earlier:
+        if not stored:
             return {}
-        found = self._store.memories(user_id, [MemoryId(m) for m in earlier])
+        found = self._store.memories(user_id, [MemoryId(m) for m in stored])
         return {str(k): m.occurred_at for k, m in found.items()}
 
     def _resolve(
