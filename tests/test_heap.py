@@ -34,8 +34,12 @@ def test_a_full_collection_freezes_its_survivors_and_younger_ones_do_not(freezin
     young = [[i] for i in range(1000)]
     gc.collect(0)
     gc.collect(1)
-    assert heap.frozen() == after_full
-    assert young and long_lived
+    # not `== after_full`: a frozen object dropped meanwhile (another test's leftovers, freed by
+    # its reference count) lowers the count, so ask whether the young ones were frozen
+    assert heap.frozen() < after_full + len(young)
+    tracked = {id(o) for o in gc.get_objects()}  # the frozen generation is not listed
+    assert id(young[0]) in tracked and id(young[-1]) in tracked
+    assert id(long_lived[0]) not in tracked
 
 
 def test_growth_past_a_quarter_lets_the_next_full_pass_walk_everything(freezing: None) -> None:
