@@ -239,15 +239,30 @@ class VectorStore:
 
     def vectors(self, user_id: str, ids: Iterable[str]) -> dict[str, Vectors]:
         """Stored vectors of the given memories (those present in the index)."""
-        out: dict[str, Vectors] = {}
+        present, stored = self.matrix(user_id, ids)
+        return dict(zip(present, stored, strict=True))
+
+    def matrix(self, user_id: str, ids: Iterable[str]) -> tuple[list[str], Vectors]:
+        """The given memories present in the index, and their stored vectors as the rows of one
+        matrix: read in one call (a context call reads about 200, which one `reconstruct` each
+        took 2.5 ms against 0.1), one by one only when some id is missing."""
+        wanted = list(ids)
         with self._lock:
             entry = self._get(user_id)
-            for memory_id in ids:
+            keys = np.array([to_faiss_id(i) for i in wanted], dtype=np.int64)
+            try:
+                return wanted, entry.index.reconstruct_batch(keys)
+            except RuntimeError:  # an id the index lacks: find which
+                pass
+            present: list[str] = []
+            rows: list[Vectors] = []
+            for memory_id, key in zip(wanted, keys.tolist(), strict=True):
                 try:
-                    out[memory_id] = entry.index.reconstruct(to_faiss_id(memory_id))
+                    rows.append(entry.index.reconstruct(key))
                 except RuntimeError:
                     continue
-        return out
+                present.append(memory_id)
+        return present, np.array(rows, dtype=np.float32).reshape(len(rows), self.dims)
 
     def stored_stems(self) -> set[str]:
         """File stems of indexes on disk (user ids are hashed, so stems, not ids)."""

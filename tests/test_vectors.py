@@ -62,3 +62,21 @@ def test_rows_searched_together_find_what_each_row_finds_alone(tmp_path: Path) -
         assert hits == store.search("u", row, 32)
     assert together[0] != together[1]
     assert store.search_rows("empty", queries, 32) == [[], [], [], []]
+
+
+def test_stored_vectors_are_read_in_one_matrix_and_missing_ids_left_out(tmp_path: Path) -> None:
+    store = VectorStore(tmp_path, 8, "model-a")
+    matrix = _unit(5)
+    ids = [f"{i:016x}" for i in range(1, 6)]
+    store.add("u", ids, matrix)
+    wanted = [ids[3], ids[0], ids[4]]
+    present, stored = store.matrix("u", wanted)
+    assert present == wanted and np.array_equal(stored, matrix[[3, 0, 4]])
+    # an id the index lacks (never added, or removed) is left out, the order kept
+    store.remove("u", [ids[0]])
+    present, stored = store.matrix("u", ["00000000000000ff", *wanted])
+    assert present == [ids[3], ids[4]] and np.array_equal(stored, matrix[[3, 4]])
+    assert store.matrix("u", [])[1].shape == (0, 8)
+    assert store.matrix("u", ["00000000000000ff"])[1].shape == (0, 8)
+    assert list(store.vectors("u", wanted)) == [ids[3], ids[4]]
+    assert np.array_equal(store.vectors("u", wanted)[ids[4]], matrix[4])

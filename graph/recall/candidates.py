@@ -123,13 +123,17 @@ def fill_cosine(
     `queries` (the message, then its parts); those whose best is a part's go into `by_part`;
     each row's best cosine so far into `row_best`."""
     missing = [i for i in ids if i not in cosine]
-    for memory_id, vector in service.caches.vectors.vectors(user_id, missing).items():
-        scores = queries @ vector
-        if row_best is not None:
-            np.maximum(row_best, scores, out=row_best)
-        best = int(np.argmax(scores))
-        cosine[memory_id] = float(scores[best])
-        if best > 0 and by_part is not None:
+    present, stored = service.caches.vectors.matrix(user_id, missing)
+    if not present:
+        return
+    scores = stored @ queries.T  # one row per memory, one column per row of `queries`
+    if row_best is not None:
+        np.maximum(row_best, scores.max(axis=0), out=row_best)
+    best = scores.argmax(axis=1)
+    tops = scores[np.arange(len(present)), best]
+    for memory_id, column, top in zip(present, best.tolist(), tops.tolist(), strict=True):
+        cosine[memory_id] = top
+        if column > 0 and by_part is not None:
             by_part.add(memory_id)
 
 
