@@ -10,8 +10,9 @@ eager one holds the GIL through each layer's Python and took turns with the pars
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,6 +50,8 @@ class Models:
         self.embedder = embedder
         self._extraction = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recollect-nlp")
         self._queries = ThreadPoolExecutor(max_workers=2, thread_name_prefix="recollect-embed")
+        # vectors embedded ahead (`embedded_ahead`), by the text embedded
+        self._ahead: dict[str, Vector] = {}
 
     def close(self) -> None:
         self._extraction.shutdown(wait=True)
@@ -66,10 +69,31 @@ class Models:
         extracting = self._extraction.submit(self.extractor.extract_many, list(items))
         try:
             texts = [embedding_text(text, speaker) for text, speaker in items]
-            vectors = self.embedder.embed(texts)
+            known = [self._ahead.get(text) for text in texts]
+            if texts and all(v is not None for v in known):
+                vectors = np.stack([v for v in known if v is not None])
+            else:
+                vectors = self.embedder.embed(texts)
         finally:
             extractions = extracting.result()  # never leave spaCy working for a failed request
         return extractions, vectors
+
+    @contextmanager
+    def embedded_ahead(self, items: Sequence[tuple[str, str | None]]) -> Iterator[None]:
+        """Texts about to be stored one write at a time, as (text, speaker), embedded now in one
+        batch: inside the block `read_and_embed` takes their vectors from here. The episodes of
+        sessions that end together are written one by one (each replaces its session's earlier
+        one); one by one, their embedding was 28% of the background thread in a served ingest
+        (docs/performance.md). A vector depends on its text only, so any caller may take it."""
+        texts = [embedding_text(text, speaker) for text, speaker in items]
+        if len(texts) > 1:
+            for text, vector in zip(texts, self.embedder.embed(texts), strict=True):
+                self._ahead[text] = vector
+        try:
+            yield
+        finally:
+            for text in texts:
+                self._ahead.pop(text, None)
 
     def reported(
         self, items: Sequence[tuple[str, str]], listeners: Mapping[str, str] | None = None

@@ -10,6 +10,7 @@ import pytest
 
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
+from graph.ids import MemoryId
 from graph.recall.config import EPISODES
 from graph.recall.window import WINDOW_WORDS_PER_SENTENCE as WINDOW_WORDS
 from graph.records import SessionRecord
@@ -62,6 +63,81 @@ def test_idle_sessions_end_by_themselves(sessions: Api) -> None:
     assert _session(sessions, "s08").ended is True
     assert not _session(sessions, "s15").ended
     assert _session(sessions, "s01").episode_id
+
+
+def test_sessions_ending_together_embed_their_episodes_in_one_batch(
+    sessions: Api, embedder: Embedder
+) -> None:
+    """s01 and s08 ended in the same idle check: their episodes were embedded as one batch
+    ahead of their writes, and each stored vector is the one its text gets alone."""
+    service = sessions.runtime.service
+    ids = [MemoryId(str(_session(sessions, s).episode_id)) for s in ("s01", "s08")]
+    stored = service.caches.vectors.vectors(USER, ids)
+    texts = service.store.memories(USER, ids)
+    assert len(stored) == len(texts) == 2
+    for memory_id in ids:
+        alone = embedder.embed([texts[memory_id].text])[0]
+        assert float(stored[memory_id] @ alone) > 0.99999
+    assert not service.models._ahead  # nothing kept past the writes
+
+
+# Two sessions days apart that an idle check ends together, and a third still going. The second
+# returns to a topic the first said once: it becomes an entity there (promoted), its first_seen is
+# the first session's time, and the second episode's "Returns to" hint reads it.
+_RETURNING = [
+    ("2026-09-01T18:00:00Z", "r1", "Alice Smith", "I started sourdough baking with my sister."),
+    ("2026-09-01T18:01:00Z", "r1", "Ben Carter", "That sounds fun. How did it go?"),
+    ("2026-09-01T18:02:00Z", "r1", "Alice Smith", "The first loaf was flat but we laughed a lot."),
+    ("2026-09-04T09:00:00Z", "r2", "Alice Smith", "My sourdough baking got better this week."),
+    ("2026-09-04T09:01:00Z", "r2", "Ben Carter", "Nice, did you bring a loaf to work?"),
+    ("2026-09-04T09:02:00Z", "r2", "Alice Smith", "Yes, and Mary from accounting loved it."),
+    ("2026-09-08T10:00:00Z", "r3", "Alice Smith", "Good morning, Ben."),
+]
+
+
+def _returning_turns(user: str) -> list[dict[str, str]]:
+    return [
+        {"userId": user, "text": text, "speaker": who, "occurredAt": when, "sessionId": sid}
+        for when, sid, who, text in _RETURNING
+    ]
+
+
+def test_sessions_ending_together_get_the_episodes_they_get_one_by_one(
+    tmp_path_factory: pytest.TempPathFactory, extractor: Extractor, embedder: Embedder
+) -> None:
+    """The idle check drafts every idle session's episode before it writes any (so that their
+    embeddings are one batch): that is the one-by-one order only if no draft reads what another
+    episode's write changes (first_seen, which "Returns to" reads; a promoted topic's mentions).
+    The same turns with no idle check, r1 and r2 ended one after the other, give the same
+    episodes and hints."""
+    remember = "mutation($i: [MemoryInput!]!) { rememberMany(inputs: $i) { id } }"
+    hints = ("topics", "expertise", "returning_topics", "declined_topics")
+    seen: dict[str, list[tuple[str, list[tuple[str, ...]]]]] = {}
+    for how, settings in (("together", {}), ("one by one", {"session_idle_minutes": 0})):
+        api, _ = open_api(tmp_path_factory.mktemp("ending"), extractor, embedder, **settings)
+        try:
+            api.ok(remember, i=_returning_turns("alice"))
+            api.runtime.service.drain()  # the idle check runs in the background
+            if how == "one by one":
+                assert not _session(api, "r1").ended
+                for session_id in ("r1", "r2"):
+                    api.ok(END, s=session_id)
+            seen[how] = []
+            for session_id in ("r1", "r2"):
+                record = _session(api, session_id)
+                assert record.ended and record.episode_id
+                episode = api.ok(
+                    'query($id: ID!) { memory(userId: "alice", id: $id) { text } }',
+                    id=record.episode_id,
+                )["memory"]["text"]
+                seen[how].append((episode, [getattr(record, h) for h in hints]))
+        finally:
+            close_api(api)
+    assert seen["together"] == seen["one by one"]
+    # the path is exercised: r2 returns to a topic r1 said once
+    returning = seen["together"][1][1][2]
+    first = " ".join(text for _, sid, _, text in _RETURNING if sid == "r1").lower()
+    assert returning and all(topic in first for topic in returning), seen["together"]
 
 
 def test_end_session_writes_an_episode_with_the_key_facts(sessions: Api) -> None:
@@ -203,3 +279,40 @@ def test_composed_block_stays_within_budget_and_prunes_in_order(sessions: Api) -
     assert kinds and kinds[0] == "window-middle"
     rank = {"window-middle": 0, "memory": 1, "episode": 1, "profile": 2, "card": 3, "turn": 4}
     assert [rank[k] for k in kinds] == sorted(rank[k] for k in kinds)
+
+
+class _Counted:
+    """The real embedder, with the batches it is asked to embed recorded."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self._embedder = embedder
+        self.batches: list[int] = []
+        self.dimensions = embedder.dimensions
+
+    def embed(self, texts: list[str]) -> object:
+        self.batches.append(len(texts))
+        return self._embedder.embed(texts)
+
+    def embed_one(self, text: str) -> object:
+        return self._embedder.embed_one(text)
+
+
+def test_texts_embedded_ahead_are_not_embedded_again(
+    extractor: Extractor, embedder: Embedder
+) -> None:
+    from graph.models import Models
+
+    counted = _Counted(embedder)
+    models = Models(extractor, counted)  # type: ignore[arg-type]
+    try:
+        with models.embedded_ahead([("Alice went home.", None), ("I like tea.", "Ben")]):
+            _, inside = models.read_and_embed([("I like tea.", "Ben")])
+            assert counted.batches == [2]  # one batch for both, none for the write
+        _, after = models.read_and_embed([("I like tea.", "Ben")])
+        assert counted.batches == [2, 1] and not models._ahead
+        assert float(inside[0] @ after[0]) > 0.99999
+        with models.embedded_ahead([("One alone.", None)]):  # nothing to batch with
+            models.read_and_embed([("One alone.", None)])
+        assert counted.batches == [2, 1, 1]
+    finally:
+        models.close()

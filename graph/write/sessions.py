@@ -105,6 +105,19 @@ def _open_threads(turns: list[MemoryRecord], config: EpisodeConfig) -> list[str]
     ]
 
 
+@dataclass(frozen=True)
+class _Draft:
+    """A session's episode composed, not yet written."""
+
+    session_id: str
+    turns: list[MemoryRecord]
+    about: _About
+    facts: list[str]
+    key: list[str]
+    open_threads: list[str]
+    text: str  # the episode, cut to what a memory may hold
+
+
 def end_session(
     service: MemoryService,
     user_id: str,
@@ -113,6 +126,13 @@ def end_session(
     config: EpisodeConfig = EPISODES,
 ) -> SessionSummary:
     check_user_id(user_id)
+    return _finish(service, user_id, _draft(service, user_id, session_id, config), now)
+
+
+def _draft(service: MemoryService, user_id: str, session_id: str, config: EpisodeConfig) -> _Draft:
+    """The session's episode from its turns and what the graph holds of them; the episodes of
+    other sessions play no part (an episode states no relation and names only known entities),
+    so sessions ending together are drafted before any is written."""
     turns = service.store.session_turns(user_id, session_id)
     if not turns:
         raise NotFound(f"no session {session_id!r} with turns for this user")
@@ -127,25 +147,34 @@ def end_session(
     open_threads = _open_threads(turns, config)
     extras = [f"Open: {t}" for t in open_threads] + about.hints.lines()
     text = episodes.compose(header, shown, key, about.labels + about.topics, extras, config.words)
-    episode = _write_episode(service, user_id, session_id, text, turns[-1].occurred_at)
+    cut = text[: service.limits.max_text_chars]
+    return _Draft(session_id, turns, about, facts, key, open_threads, cut)
+
+
+def _finish(
+    service: MemoryService, user_id: str, draft: _Draft, now: float | None
+) -> SessionSummary:
+    """Writes the drafted episode, marks the session ended and queues its profile update."""
+    session_id, about = draft.session_id, draft.about
+    episode = _write_episode(service, user_id, session_id, draft.text, draft.turns[-1].occurred_at)
     service.store.end_session(
         user_id,
         session_id,
         episode.id,
         time.time() if now is None else now,
         about.topics,
-        {**about.hints.params(), "open_threads": open_threads},
+        {**about.hints.params(), "open_threads": draft.open_threads},
     )
     service.profiles.session_ended(user_id, session_id)  # off the request path
     return SessionSummary(
         session_id=session_id,
         episode=episode,
-        turn_count=len(turns),
-        key_sentences=key,
+        turn_count=len(draft.turns),
+        key_sentences=draft.key,
         entities=about.labels,
         topics=about.topics,
-        facts=facts,
-        open_threads=open_threads,
+        facts=draft.facts,
+        open_threads=draft.open_threads,
         hints=about.hints,
     )
 
@@ -161,7 +190,7 @@ def _write_episode(
         [
             NewMemory(
                 user_id=user_id,
-                text=text[: service.limits.max_text_chars],
+                text=text,
                 occurred_at=ended,
                 external_id=external_id,
                 category="EVENT",
@@ -176,12 +205,20 @@ def end_idle_sessions(
     service: MemoryService, user_id: str, latest: float, idle_gap: float
 ) -> list[str]:
     """Ends the user's open sessions whose last turn is more than `idle_gap` seconds before
-    `latest` (the event time of the user's newest turns)."""
-    ended = []
+    `latest` (the event time of the user's newest turns). Their episodes are drafted first and
+    embedded in one batch, then written one by one, as `end_session` writes them."""
+    drafts = []
     for session_id in service.store.idle_sessions(user_id, latest - idle_gap):
         try:
-            end_session(service, user_id, session_id)
-            ended.append(session_id)
+            drafts.append(_draft(service, user_id, session_id, EPISODES))
         except NotFound:
             continue
+    with service.models.embedded_ahead([(d.text, None) for d in drafts]):
+        ended = []
+        for draft in drafts:
+            try:
+                _finish(service, user_id, draft, None)
+                ended.append(draft.session_id)
+            except NotFound:  # forgotten meanwhile
+                continue
     return ended
