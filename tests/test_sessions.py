@@ -17,6 +17,7 @@ from graph.records import SessionRecord
 from tests.conftest import Api, close_api, open_api
 from tests.conversation import USER, text_of, turns
 
+REMEMBER_MANY = "mutation($i: [MemoryInput!]!) { rememberMany(inputs: $i) { id } }"
 END = """mutation($s: ID!) { endSession(userId: "alice", sessionId: $s) {
   sessionId turnCount keySentences entities topics facts openThreads
   episode { id kind text externalId } } }"""
@@ -35,7 +36,7 @@ def sessions(
     tmp_path_factory: pytest.TempPathFactory, extractor: Extractor, embedder: Embedder
 ) -> Iterator[Api]:
     api, _ = open_api(tmp_path_factory.mktemp("sessions"), extractor, embedder)
-    api.ok("mutation($i: [MemoryInput!]!) { rememberMany(inputs: $i) { id } }", i=turns())
+    api.ok(REMEMBER_MANY, i=turns())
     api.runtime.service.drain()  # the idle check runs in the background
     yield api
     close_api(api)
@@ -110,13 +111,12 @@ def test_sessions_ending_together_get_the_episodes_they_get_one_by_one(
     episode's write changes (first_seen, which "Returns to" reads; a promoted topic's mentions).
     The same turns with no idle check, r1 and r2 ended one after the other, give the same
     episodes and hints."""
-    remember = "mutation($i: [MemoryInput!]!) { rememberMany(inputs: $i) { id } }"
     hints = ("topics", "expertise", "returning_topics", "declined_topics")
     seen: dict[str, list[tuple[str, list[tuple[str, ...]]]]] = {}
     for how, settings in (("together", {}), ("one by one", {"session_idle_minutes": 0})):
         api, _ = open_api(tmp_path_factory.mktemp("ending"), extractor, embedder, **settings)
         try:
-            api.ok(remember, i=_returning_turns("alice"))
+            api.ok(REMEMBER_MANY, i=_returning_turns("alice"))
             api.runtime.service.drain()  # the idle check runs in the background
             if how == "one by one":
                 assert not _session(api, "r1").ended
@@ -199,7 +199,7 @@ def test_greetings_and_thanks_never_enter_an_episode(sessions: Api) -> None:
         }
         for i, (who, text) in enumerate(CHAT)
     ]
-    sessions.ok("mutation($i: [MemoryInput!]!) { rememberMany(inputs: $i) { id } }", i=inputs)
+    sessions.ok(REMEMBER_MANY, i=inputs)
     summary = sessions.ok(
         """mutation { endSession(userId: "carol", sessionId: "chat") {
         keySentences expertise declinedTopics returningTopics episode { text } } }"""
