@@ -417,7 +417,12 @@ class Store:
         return self._run("session_entities", user_id=user_id, session_id=session_id, limit=limit)
 
     def session_facts(self, user_id: str, session_id: str) -> list[dict[str, Any]]:
-        return self._run("session_facts", user_id=user_id, session_id=session_id)
+        """The typed relations first seen in the session (src, type, dst, dst_type, role and
+        their first evidence), in the order they were first seen, then by labels and keys. The
+        statement is a UNION, whose parts cannot be ordered together, so they are ordered here."""
+        rows = self._run("session_facts", user_id=user_id, session_id=session_id)
+        rows.sort(key=_first_seen_order)
+        return [{k: v for k, v in row.items() if k not in _ORDER_ONLY} for row in rows]
 
     def end_session(
         self,
@@ -589,3 +594,22 @@ def _view_params(view: ViewFilter) -> dict[str, Any]:
         "since": -_NEVER if view.since is None else float(view.since),
         "until": _NEVER if view.until is None else float(view.until),
     }
+
+
+# columns of session_facts that only order its rows
+_ORDER_ONLY = frozenset({"first_seen", "src_key", "dst_key"})
+
+
+def _first_seen_order(row: dict[str, Any]) -> tuple[bool, float, str, str, str, str, str]:
+    """A session fact's place: when it was first seen (unknown last, as Cypher orders nulls),
+    then its source, type and target labels, then the keys, so equal labels keep one order."""
+    seen = row.get("first_seen")
+    return (
+        seen is None,
+        float(seen or 0.0),
+        str(row["src"]),
+        str(row["type"]),
+        str(row["dst"]),
+        str(row["src_key"]),
+        str(row["dst_key"]),
+    )
