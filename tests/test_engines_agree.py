@@ -27,6 +27,7 @@ from api.settings import Settings
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
 from graph.recall.retrieval import ContextRequest, retrieve
+from graph.write.profiles import EXPERTISE_TYPES
 from tests.conftest import TEST_GRAPH_URI, graph_settings
 from tests.conversation import USER, new_memories
 
@@ -127,6 +128,9 @@ def _reads(runtime: Runtime) -> dict[str, dict[str, Any]]:
         "recent_sessions": base,
         "speaker_turns": base,
         "session_facts": {**base, "session_id": "s01"},
+        "turn_self_facts": {**base, "ids": ids, "types": list(EXPERTISE_TYPES)},
+        "coverage_mentions": {**base, "ids": ids},
+        "coverage_relations": {**base, "ids": ids},
         "change_mark": base,
         "change_log": base,
         "export_memories": {**base, "after": None, "limit": 100_000},

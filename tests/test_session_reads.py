@@ -22,7 +22,7 @@ from graph.write.profiles import EXPERTISE_TYPES
 from tests.conftest import Api, close_api, open_api
 
 USER = "reader"
-SESSIONS = 6  # of the first conversation: about 130 real turns between two people
+SESSIONS = 6  # the first six of the first conversation: real turns between two people
 CRAFTED = [
     ("Ann", "I work as a nurse at the city hospital."),
     ("Ben", "Ann works as a nurse at the city hospital."),
@@ -37,7 +37,7 @@ def graph(
 ) -> Iterator[tuple[Api, list[str]]]:
     """The service holding the sample, and the ids of the crafted session's turns."""
     conversation = load(conversation_files(str(DEFAULT_DATA))[0])
-    kept = sorted({t.session for t in conversation.turns})[:SESSIONS]
+    kept = list(dict.fromkeys(t.session for t in conversation.turns))[:SESSIONS]
     inputs = [
         {
             "userId": USER,
