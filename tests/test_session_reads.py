@@ -20,6 +20,7 @@ from extraction.embedder import Embedder
 from extraction.extractor import Extractor
 from graph.write.profiles import EXPERTISE_TYPES
 from tests.conftest import Api, close_api, open_api
+from tests.documents import REMEMBER_MANY
 
 USER = "reader"
 SESSIONS = 6  # the first six of the first conversation: real turns between two people
@@ -28,7 +29,6 @@ CRAFTED = [
     ("Ben", "Ann works as a nurse at the city hospital."),
     ("Ann", "Yes, for six years now."),
 ]
-REMEMBER_MANY = "mutation($i: [MemoryInput!]!) { rememberMany(inputs: $i) { id } }"
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +63,7 @@ def graph(
         for i, (speaker, text) in enumerate(CRAFTED)
     ]
     api, _ = open_api(tmp_path_factory.mktemp("reads"), extractor, embedder)
-    ids = [m["id"] for m in api.ok(REMEMBER_MANY, i=inputs)["rememberMany"]]
+    ids = [m["id"] for m in api.ok(REMEMBER_MANY, inputs=inputs)["rememberMany"]]
     yield api, ids[-len(CRAFTED) :]
     close_api(api)
 
@@ -73,21 +73,19 @@ def _whole(
 ) -> tuple[dict[str, list[str]], list[dict[str, Any]], set[tuple[str, str]], dict[str, str]]:
     """Each session's turn ids, every typed relation with its properties, every (turn, entity)
     mention (the speaker's also as ("speaker:" + key)), and every entity's label."""
-    store = api.runtime.service.store
+    params = {"user_id": USER}
+    run = api.runtime.executor.run
     turns: dict[str, list[str]] = {}
-    for row in store._run("export_in_session", user_id=USER):
+    for row in run("export_in_session", params):
         turns.setdefault(str(row["session_id"]), []).append(str(row["memory_id"]))
-    relations = [
-        r for r in store._run("export_relations", user_id=USER) if r["type"] != "RELATED_TO"
-    ]
+    relations = [r for r in run("export_relations", params) if r["type"] != "RELATED_TO"]
     mentions: set[tuple[str, str]] = set()
-    for row in store._run("export_mentions", user_id=USER):
+    for row in run("export_mentions", params):
         mentions.add((str(row["memory_id"]), str(row["key"])))
         if row["as_speaker"]:
             mentions.add((str(row["memory_id"]), f"speaker:{row['key']}"))
     labels = {
-        str(r["props"]["key"]): str(r["props"]["label"])
-        for r in store._run("export_entities", user_id=USER)
+        str(r["props"]["key"]): str(r["props"]["label"]) for r in run("export_entities", params)
     }
     return turns, relations, mentions, labels
 
@@ -122,17 +120,15 @@ def test_each_sessions_reads_equal_their_definitions(graph: tuple[Api, list[str]
 
         # the profile's self-stated facts: relations of the expertise types from a speaker of
         # the session, with the session's turns of that speaker among their evidence
-        expected_self = {
-            (r["src"], r["type"], r["dst"]): tuple(
-                sorted(i for i in r["props"]["evidence"] if (i, f"speaker:{r['src']}") in mentions)
+        expected_self: dict[tuple[str, str, str], tuple[str, ...]] = {}
+        for r in relations:
+            own = sorted(
+                i
+                for i in r["props"]["evidence"]
+                if i in ids and (i, f"speaker:{r['src']}") in mentions
             )
-            for r in relations
-            if r["type"] in EXPERTISE_TYPES
-        }
-        expected_self = {
-            key: tuple(i for i in evidence if i in ids) for key, evidence in expected_self.items()
-        }
-        expected_self = {k: v for k, v in expected_self.items() if v}
+            if r["type"] in EXPERTISE_TYPES and own:
+                expected_self[(r["src"], r["type"], r["dst"])] = tuple(own)
         got_self = {
             (f.speaker_key, f.type, f.area_key): f.evidence
             for f in store.profiles.self_facts(USER, ids, EXPERTISE_TYPES)

@@ -16,8 +16,8 @@ from graph.recall.window import WINDOW_WORDS_PER_SENTENCE as WINDOW_WORDS
 from graph.records import SessionRecord
 from tests.conftest import Api, close_api, open_api
 from tests.conversation import USER, text_of, turns
+from tests.documents import REMEMBER_MANY
 
-REMEMBER_MANY = "mutation($i: [MemoryInput!]!) { rememberMany(inputs: $i) { id } }"
 END = """mutation($s: ID!) { endSession(userId: "alice", sessionId: $s) {
   sessionId turnCount keySentences entities topics facts openThreads
   episode { id kind text externalId } } }"""
@@ -36,7 +36,7 @@ def sessions(
     tmp_path_factory: pytest.TempPathFactory, extractor: Extractor, embedder: Embedder
 ) -> Iterator[Api]:
     api, _ = open_api(tmp_path_factory.mktemp("sessions"), extractor, embedder)
-    api.ok(REMEMBER_MANY, i=turns())
+    api.ok(REMEMBER_MANY, inputs=turns())
     api.runtime.service.drain()  # the idle check runs in the background
     yield api
     close_api(api)
@@ -116,7 +116,7 @@ def test_sessions_ending_together_get_the_episodes_they_get_one_by_one(
     for how, settings in (("together", {}), ("one by one", {"session_idle_minutes": 0})):
         api, _ = open_api(tmp_path_factory.mktemp("ending"), extractor, embedder, **settings)
         try:
-            api.ok(REMEMBER_MANY, i=_returning_turns("alice"))
+            api.ok(REMEMBER_MANY, inputs=_returning_turns("alice"))
             api.runtime.service.drain()  # the idle check runs in the background
             if how == "one by one":
                 assert not _session(api, "r1").ended
@@ -199,7 +199,7 @@ def test_greetings_and_thanks_never_enter_an_episode(sessions: Api) -> None:
         }
         for i, (who, text) in enumerate(CHAT)
     ]
-    sessions.ok(REMEMBER_MANY, i=inputs)
+    sessions.ok(REMEMBER_MANY, inputs=inputs)
     summary = sessions.ok(
         """mutation { endSession(userId: "carol", sessionId: "chat") {
         keySentences expertise declinedTopics returningTopics episode { text } } }"""
