@@ -28,6 +28,7 @@ from graph.recall.confidence import (
     structural_match,
     thing_share,
     unresolved,
+    voice_gap,
     with_notes,
 )
 from graph.recall.request import ContextRequest, check_request
@@ -174,6 +175,20 @@ def test_unresolved_is_the_share_of_named_things_the_catalogue_lacks() -> None:
     assert unresolved(mentions) == pytest.approx(0.5)
     assert unresolved([(CAROLINE, True)]) == 0.0
     assert unresolved([]) == 0.0
+
+
+def test_voice_gap_compares_the_named_persons_best_match_with_anyone_elses() -> None:
+    """Melanie's own race turn matches best and Caroline's words match worse: asked of
+    Caroline, the gap leans towards someone else; asked of Melanie, towards her."""
+    ran, asked = _scored(1, 0.0).memory, _scored(2, 0.0, CAROLINE).memory
+    silent = replace(_scored(3, 0.0).memory, speaker_keys=())  # nobody said it: counts for no one
+    closeness = {ran.id: 0.8, asked.id: 0.4, silent.id: 0.95}
+    assert voice_gap([CAROLINE], [ran, asked, silent], closeness) == pytest.approx(0.3)
+    assert voice_gap([MELANIE], [ran, asked, silent], closeness) == pytest.approx(0.7)
+    # the named person said no candidate: no evidence either way
+    assert voice_gap(["person:ann"], [ran, asked], closeness) == 0.5
+    # only the named person spoke: the gap is to nothing
+    assert voice_gap([MELANIE], [ran], closeness) == pytest.approx(0.9)
 
 
 def test_part_gap_is_how_far_the_worst_matched_part_falls_behind() -> None:

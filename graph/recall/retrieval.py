@@ -38,6 +38,7 @@ from graph.recall.confidence import (
     part_gap,
     structural_match,
     unresolved,
+    voice_gap,
     with_notes,
 )
 from graph.recall.config import RetrievalConfig
@@ -205,6 +206,7 @@ def _assess(
     the ranking hold: no statement of its own."""
     facts = candidates.facts.values()
     named = [m for m in found.said.mentions if not (m.tentative or m.candidate)]
+    lexical = {i: candidates.lexical.normalized(i) for i in candidates.facts}
     match = MatchEvidence(
         dense=max(candidates.cosine.values(), default=0.0),
         unknown=candidates.lexical.unknown,
@@ -215,6 +217,8 @@ def _assess(
         unresolved=unresolved(
             (m.key, found.resolver.resolve_key(m.key) is not None) for m in named
         ),
+        voice=voice_gap(found.seeds.people, facts, candidates.cosine),
+        voice_lexical=voice_gap(found.seeds.people, facts, lexical),
     )
     return assess(found.seeds, found.cards, ranked, facts, match, request.config.conflict_min_count)
 
