@@ -8,11 +8,11 @@ from typing import Any
 
 from graph.vocabulary import EDGE_TYPES, ENTITY_LABELS
 from tests.conftest import Api, embedded_only
+from tests.documents import REMEMBER_MANY
 
 pytestmark = embedded_only  # the embedded engine itself
 
 ANALYST = Path(__file__).resolve().parents[1] / "cypher" / "analyst"
-REMEMBER_MANY = "mutation($i: [MemoryInput!]!) { rememberMany(inputs: $i) { id } }"
 
 
 def _analyst(api: Api, name: str, **params: Any) -> list[dict[str, Any]]:
@@ -33,7 +33,7 @@ def test_graph_is_readable_in_the_browser(api: Api) -> None:
         "I visited Japan with my friend Tom last spring; it was a wonderful and very long trip.",
         "I've been learning Portuguese for a year now.",
     ]
-    api.ok(REMEMBER_MANY, i=[{"userId": "shape", "speaker": "Ann", "text": t} for t in texts])
+    api.ok(REMEMBER_MANY, inputs=[{"userId": "shape", "speaker": "Ann", "text": t} for t in texts])
     labels = {tuple(sorted(r["labels"])): r for r in _analyst(api, "graph_labels", userId="shape")}
     assert ("Memory",) in labels
     for entity_label in ("Person", "Place", "Org", "Language"):

@@ -15,9 +15,9 @@ import pytest
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
 from tests.conftest import Api, close_api, open_api
+from tests.documents import REMEMBER_MANY
 
 KEYS = "key-a=alice;key-b=bob;key-all=*"
-REMEMBER_MANY = "mutation($i: [MemoryInput!]!) { rememberMany(inputs: $i) { id } }"
 VIEW = """query($u: ID!, $k: [String!]!) { neighbourhood(userId: $u, keys: $k, depth: 2) {
   nodes { key label } edges { type source target evidence(first: 10) { text userId } } } }"""
 OVERVIEW = """query($u: ID!) { overview(userId: $u, limit: 100) {
@@ -49,7 +49,7 @@ def keyed(
     bob = [f"My friend Mary lives in Denver {BOB_MARK}.", f"Mary plays the violin {BOB_MARK}."]
     for user, key, texts in (("alice", "key-a", alice), ("bob", "key-b", bob)):
         inputs = [{"userId": user, "speaker": user.title(), "text": t} for t in texts]
-        assert "errors" not in _as(api, key, REMEMBER_MANY, i=inputs)
+        assert "errors" not in _as(api, key, REMEMBER_MANY, inputs=inputs)
     merged = _as(
         api,
         "key-a",

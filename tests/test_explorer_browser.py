@@ -33,6 +33,7 @@ from extraction.embedder import Embedder
 from extraction.extractor import Extractor
 from graph.engine import free_port
 from tests.conftest import graph_settings
+from tests.documents import REMEMBER_MANY
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -48,7 +49,6 @@ CONVERSATION = DEFAULT_DATA / "26.json"
 SESSIONS = {f"session_{n}" for n in range(1, 7)}
 USER, OTHER = "locomo-26", "other"
 KEYS = {USER: "key-locomo", OTHER: "key-other"}
-REMEMBER_MANY = "mutation($i: [MemoryInput!]!) { rememberMany(inputs: $i) { id } }"
 VIEW = """query($u: ID!, $k: [String!]!, $et: [String!]) {
   neighbourhood(userId: $u, keys: $k, depth: 1, limit: 200, entityTypes: $et) {
     nodes { key type } edges { type source target evidence(first: 3) { text } } } }"""
@@ -118,9 +118,9 @@ def served(
             }
             for t in turns
         ]
-        there.ask(USER, REMEMBER_MANY, i=inputs)
+        there.ask(USER, REMEMBER_MANY, inputs=inputs)
         other = ["My cousin Zed lives in Oslo.", "Zed works at Fjord Labs."]
-        there.ask(OTHER, REMEMBER_MANY, i=[{"userId": OTHER, "text": t} for t in other])
+        there.ask(OTHER, REMEMBER_MANY, inputs=[{"userId": OTHER, "text": t} for t in other])
         runtime.service.drain()
         yield there
     finally:

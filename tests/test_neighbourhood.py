@@ -17,8 +17,8 @@ from graph.errors import InvalidInput
 from graph.neighbourhood import NeighbourhoodRequest, read_neighbourhood
 from graph.records import GraphEdge, GraphNode, ViewFilter
 from tests.conftest import TEST_GRAPH_URI, Api
+from tests.documents import REMEMBER_MANY
 
-REMEMBER_MANY = "mutation($i: [MemoryInput!]!) { rememberMany(inputs: $i) { id } }"
 VIEW = """query($u: ID!, $k: [String!]!, $d: Int, $l: Int, $t: [String!], $c: Boolean,
   $et: [String!], $s: DateTime, $un: DateTime) {
   neighbourhood(userId: $u, keys: $k, depth: $d, limit: $l, types: $t, current: $c,
@@ -59,7 +59,7 @@ def moved(api: Api) -> dict[str, str]:
     inputs = [
         {"userId": "nb-move", "speaker": "Alice", "text": t, "occurredAt": w} for w, t in turns
     ]
-    boston, lisbon = (m["id"] for m in api.ok(REMEMBER_MANY, i=inputs)["rememberMany"])
+    boston, lisbon = (m["id"] for m in api.ok(REMEMBER_MANY, inputs=inputs)["rememberMany"])
     return {"boston": boston, "lisbon": lisbon}
 
 
