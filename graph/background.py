@@ -20,6 +20,7 @@ class Background:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recollect-bg")
         self._pending = 0
         self._lock = threading.Lock()
+        self._closed = False
 
     def run(self, fn: Callable[..., object], *args: object) -> None:
         """Queues `fn(*args)`; failures are logged with the task's name."""
@@ -53,4 +54,12 @@ class Background:
                     return
 
     def close(self) -> None:
+        """Finishes the queued work, and the work it queues in turn, then stops the thread: a
+        session ended in the background queues its profile update from there, and shutting
+        the pool first refused that update (`recollect ingest` exiting right after its last
+        batch lost the profile of the sessions that batch ended). A second call does nothing."""
+        if self._closed:
+            return
+        self._closed = True
+        self.drain()
         self._pool.shutdown(wait=True)

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import pytest
 
 from api import cli
-from api.settings import ENVIRONMENT
+from api.runtime import start
+from api.settings import ENVIRONMENT, Settings
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
 from graph.errors import InvalidInput
 from graph.limits import DEFAULT_MAX_MEMORIES
+from graph.profile.view import read_profile
 from tests.conftest import close_api, graph_settings, open_api
 from tests.conversation import USER, turns
 from tests.documents import AS_OF, context_of
@@ -179,6 +182,49 @@ def test_cli_and_api_give_the_same_answer(
             assert 0 < len(from_api) <= DEFAULT_MAX_MEMORIES  # the floor may leave some out
     finally:
         close_api(api)
+
+
+def test_ingest_ends_idle_sessions_and_their_profile_before_it_exits(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    extractor: Extractor,
+    embedder: Embedder,
+) -> None:
+    """A bulk ingest ends the sessions its turns left idle in the background, and ending one
+    queues its profile update from that background task: closing must wait for that too. It
+    once shut the thread pool first, so the update failed ("cannot schedule new futures after
+    shutdown") and the profile of the last sessions ended was never written."""
+    monkeypatch.setattr("api.runtime.load_models", lambda *_: (extractor, embedder))
+    data = tmp_path / "data"
+    for field, value in graph_settings(data).items():
+        if value is not None:
+            monkeypatch.setenv(ENVIRONMENT[field], str(value))
+    said = [
+        ("s1", "2026-01-05T10:00:00", "I play the violin in a band on Saturdays."),
+        ("s1", "2026-01-05T10:01:00", "I work as a nurse at the city hospital."),
+        ("s2", "2026-01-12T10:00:00", "We played Vivaldi with the band in March."),
+    ]
+    path = tmp_path / "memories.jsonl"
+    path.write_text(
+        "\n".join(
+            json.dumps({"text": t, "speaker": "Bea", "sessionId": s, "occurredAt": at})
+            for s, at, t in said
+        )
+        + "\n"
+    )
+    with caplog.at_level(logging.WARNING, logger="recollect.background"):
+        assert cli.main(["ingest", str(path), "--user", "bea", "--data-dir", str(data)]) == 0
+    assert not [r for r in caplog.records if r.name == "recollect.background"]
+    runtime = start(Settings.from_env(data_dir=str(data)))
+    try:
+        profile = read_profile(runtime.service, "bea")
+    finally:
+        runtime.close()
+    # s1 ended (a week before s2's turns); s2 is still open
+    assert profile is not None and profile.built
+    assert profile.profile.sessions_completed == 1
+    assert profile.profile.last_session_id == "s1"
 
 
 def test_cli_context_arguments_are_checked_like_the_api(
