@@ -182,7 +182,7 @@ def test_voice_gap_compares_the_named_persons_best_match_with_anyone_elses() -> 
     Caroline, the gap leans towards someone else; asked of Melanie, towards her."""
     ran, asked = _scored(1, 0.0).memory, _scored(2, 0.0, CAROLINE).memory
     silent = replace(_scored(3, 0.0).memory, speaker_keys=())  # nobody said it: counts for no one
-    closeness = {ran.id: 0.8, asked.id: 0.4, silent.id: 0.95}
+    closeness = {ran.id: 0.8, asked.id: 0.4, silent.id: 0.95}.__getitem__
     assert voice_gap([CAROLINE], [ran, asked, silent], closeness) == pytest.approx(0.3)
     assert voice_gap([MELANIE], [ran, asked, silent], closeness) == pytest.approx(0.7)
     # the named person said no candidate: no evidence either way

@@ -23,7 +23,7 @@ Must not import the store or the service: its inputs are plain values.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from extraction.model import KnownEntity
@@ -79,8 +79,8 @@ class Signals:
     # how much closer the message comes to the best candidate said by a person it names than
     # to the best said by someone else, by cosine (`voice`) and by BM25 (`voice_lexical`):
     # 0.5 + half the difference (`voice_gap`); 0.5 when it names no one who said a candidate
-    voice: float = 0.0
-    voice_lexical: float = 0.0
+    voice: float = 0.5
+    voice_lexical: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -112,8 +112,9 @@ class Calibration:
 # moved by under 0.005 (bench/fit_confidence.py; docs/retrieval.md "Signals tried"). `voice`
 # and `voice_lexical` weigh 0 too: refitted on LoCoMo with the lexical one, the AUROC of each
 # conversation left out rose from 0.767 to 0.779, but the floors' trade did not move (category
-# 5 caught 0.19-0.21 where answerable R@8 falls by 0.01, as without it), and it was not
-# measured on LongMemEval
+# 5 caught 0.19-0.21 where answerable R@8 falls by 0.01, as without it), and on the
+# LongMemEval dev sample it points the wrong way (0.460 alone; that sample's AUROC 0.720 falls
+# to 0.640 fitted with it)
 CALIBRATION = Calibration(
     intercept=-3.015,
     dense=3.561,
@@ -312,7 +313,9 @@ def part_gap(row_best: Sequence[float]) -> float:
 
 
 def voice_gap(
-    people: Collection[str], candidates: Iterable[MemoryFacts], closeness: Mapping[str, float]
+    people: Collection[str],
+    candidates: Iterable[MemoryFacts],
+    closeness: Callable[[str], float],
 ) -> float:
     """0.5 + half of (the best `closeness` of a candidate said by one of `people`, less the
     best of one said by anyone else); 0.5 when none of `people` said a candidate. A question
@@ -323,7 +326,7 @@ def voice_gap(
     for memory in candidates:
         if not memory.speaker_keys:
             continue
-        value = closeness.get(memory.id, 0.0)
+        value = closeness(memory.id)
         if wanted & set(memory.speaker_keys):
             named = max(named, value)
         else:

@@ -206,7 +206,6 @@ def _assess(
     the ranking hold: no statement of its own."""
     facts = candidates.facts.values()
     named = [m for m in found.said.mentions if not (m.tentative or m.candidate)]
-    lexical = {i: candidates.lexical.normalized(i) for i in candidates.facts}
     match = MatchEvidence(
         dense=max(candidates.cosine.values(), default=0.0),
         unknown=candidates.lexical.unknown,
@@ -217,8 +216,8 @@ def _assess(
         unresolved=unresolved(
             (m.key, found.resolver.resolve_key(m.key) is not None) for m in named
         ),
-        voice=voice_gap(found.seeds.people, facts, candidates.cosine),
-        voice_lexical=voice_gap(found.seeds.people, facts, lexical),
+        voice=voice_gap(found.seeds.people, facts, lambda i: candidates.cosine.get(i, 0.0)),
+        voice_lexical=voice_gap(found.seeds.people, facts, candidates.lexical.normalized),
     )
     return assess(found.seeds, found.cards, ranked, facts, match, request.config.conflict_min_count)
 
