@@ -21,7 +21,13 @@ Measures, per conversation and overall:
 - over all conversations, from the labelled samples of bench/labels/ (see bench/labels/sample.py
   and GUIDELINE.md): labelled fact precision, the share of 300 sampled (typed relation, evidence
   turn) units a person judged stated by that turn, and entity-type accuracy, the share of 150
-  sampled entities whose type is the one a person judged right.
+  sampled entities whose type is the one a person judged right;
+- the same two on a second kind of conversation, user-assistant chats: the histories of five
+  LongMemEval dev questions (drawn by the labels' seed, ingested as bench/longmemeval.py does),
+  200 fact units and 100 entities of their own; LongMemEval has no annotations of facts, so
+  coverage and support are LoCoMo's only;
+- on both, the typed facts whose subject is outside their relation's domain
+  (graph/vocabulary.py DOMAINS): a place that works somewhere, a thing that plans.
 
 "Occurs" compares Snowball stems of the words, in order ("painted" meets "paintings" no, "paint"
 yes: the label's stems must appear as a contiguous run in the text's stems).
@@ -31,7 +37,7 @@ split, so run without --only for the labelled measures. `--to-label FILE` writes
 units that have no label yet, with the turns a labeller reads, to FILE outside the repository.
 
     python bench/graph_quality.py [--data ../shared/data/locomo-dev] [--only 26,30]
-        [--to-label /tmp/to-label.jsonl]
+        [--lme-users 5] [--to-label /tmp/to-label.jsonl]
 """
 
 from __future__ import annotations
@@ -50,10 +56,14 @@ from typing import Any
 from labels.sample import (
     ENTITY_SAMPLE,
     FACT_SAMPLE,
+    LME_ENTITY_SAMPLE,
+    LME_FACT_SAMPLE,
+    LME_USERS,
     EntityUnit,
     FactUnit,
     Share,
     draw,
+    drawn_users,
     entity_labels,
     fact_labels,
     fact_precision,
@@ -61,9 +71,12 @@ from labels.sample import (
     write_to_label,
 )
 from locomo import DEFAULT_DATA, Conversation, conversation_files, ingest, load, service
+from longmemeval import DEFAULT_DATA as LME_DATA
+from longmemeval import load as load_lme
 from machine import describe
 
 from extraction.keys import make_key
+from graph.vocabulary import outside_domain
 
 NAMED = {"person", "org", "place", "event", "project"}
 UNTYPED = {"RELATED_TO"}
@@ -372,19 +385,34 @@ HEADER = (
 )
 
 
-def summary(total: Quality, precision: Share, accuracy: Share) -> None:
+def summary(
+    total: Quality,
+    precision: Share,
+    accuracy: Share,
+    others: list[tuple[str, Share, Share]],
+    violations: int,
+) -> None:
     def share(a: int, b: int) -> str:
         return f"{a / b:.3f} (of {b})" if b else "-"
 
-    print("\n| measure | overall |\n|---|---|")
-    print(f"| fact coverage | {share(total.covered, total.observations)} |")
-    print(f"| fact support (stems) | {share(total.supported, total.typed)} |")
-    print(f"| strict support (whole words) | {share(total.strict, total.typed)} |")
-    print(f"| labelled fact precision [95% CI] | {precision.cell()} |")
-    print(f"| entity-type accuracy [95% CI] | {accuracy.cell()} |")
-    print(f"| named-entity precision | {share(total.named_ok, total.named)} |")
+    print("\n| measure | LoCoMo dev |" + "".join(f" {name} |" for name, _, _ in others))
+    print("|---|---|" + "---|" * len(others))
+    blank = " - |" * len(others)
+    print(f"| fact coverage | {share(total.covered, total.observations)} |{blank}")
+    print(f"| fact support (stems) | {share(total.supported, total.typed)} |{blank}")
+    print(f"| strict support (whole words) | {share(total.strict, total.typed)} |{blank}")
+    print(
+        f"| labelled fact precision [95% CI] | {precision.cell()} |"
+        + "".join(f" {p.cell()} |" for _, p, _ in others)
+    )
+    print(
+        f"| entity-type accuracy [95% CI] | {accuracy.cell()} |"
+        + "".join(f" {a.cell()} |" for _, _, a in others)
+    )
+    print(f"| named-entity precision | {share(total.named_ok, total.named)} |{blank}")
     with_titles = share(total.named_ok + total.titles_ok, total.named + total.titles)
-    print(f"| named-entity precision, titles (work) too | {with_titles} |")
+    print(f"| named-entity precision, titles (work) too | {with_titles} |{blank}")
+    print(f"\ntyped facts outside their relation's domain, both splits: {violations}")
 
 
 def breakdown(
@@ -428,10 +456,77 @@ def breakdown(
         )
 
 
+@dataclass
+class Split:
+    """What one dataset's graphs gave: the (typed relation, evidence turn) units and entity
+    units the labelled samples are drawn from, and the typed facts whose subject is outside
+    their relation's domain (graph/vocabulary.py DOMAINS)."""
+
+    name: str
+    facts: list[FactUnit] = field(default_factory=list)
+    entities: list[EntityUnit] = field(default_factory=list)
+    typed: int = 0
+    violations: list[str] = field(default_factory=list)
+
+    def add(self, conversation: Conversation, graph: Graph) -> None:
+        self.facts += fact_units(conversation, graph)
+        self.entities += entity_units(conversation, graph)
+        for rel in graph.relations:
+            if rel["type"] in UNTYPED:
+                continue
+            self.typed += 1
+            if outside_domain(rel["type"], rel["src"]):
+                self.violations.append(
+                    f"{conversation.user}: {rel['src']} {rel['type']} {rel['dst']}"
+                )
+
+
+def lme_conversations(path: Path, users: int) -> list[Conversation]:
+    """The histories of `users` LongMemEval questions drawn by the labels' seed (abstention
+    questions included: their histories are as real), one user each, as bench/longmemeval.py
+    ingests them."""
+    questions = {q.user: q for q in load_lme(path, abstention=True)}
+    return [
+        Conversation(user, questions[user].turns, [], questions[user].as_of)
+        for user in drawn_users(questions, users)
+    ]
+
+
+Drawn = list[tuple[list[FactUnit], list[EntityUnit]]]
+
+
+def measured(
+    split: Split, fact_size: int, entity_size: int, to_label: Drawn
+) -> tuple[Share, Share]:
+    """The split's labelled precision and type accuracy, with where they go wrong."""
+    fact_sample = draw(split.facts, fact_size)
+    entity_sample = draw(split.entities, entity_size)
+    fact_known, entity_known = fact_labels(), entity_labels()
+    print(
+        f"\n### {split.name}\nlabelled samples: {len(fact_sample)} of {len(split.facts)} (typed "
+        f"relation, evidence turn) units, {len(entity_sample)} of {len(split.entities)} entities "
+        "(speakers excluded)"
+    )
+    precision = fact_precision(fact_sample, fact_known)
+    accuracy = type_accuracy(entity_sample, entity_known)
+    print(f"labelled fact precision [95% CI]: {precision.cell()}")
+    print(f"entity-type accuracy [95% CI]: {accuracy.cell()}")
+    print(f"typed facts outside their relation's domain: {len(split.violations)} of {split.typed}")
+    for violation in split.violations[:10]:
+        print(f"  - {violation}")
+    breakdown(fact_sample, fact_known, entity_sample, entity_known)
+    to_label.append((fact_sample, entity_sample))
+    return precision, accuracy
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default=str(DEFAULT_DATA), help="LoCoMo folder (*.json)")
     parser.add_argument("--only", help="comma-separated file stems, e.g. 26,30")
+    parser.add_argument("--lme-data", type=Path, default=LME_DATA, help="LongMemEval dev file")
+    parser.add_argument(
+        "--lme-users", type=int, default=LME_USERS, help="LongMemEval histories (0: none)"
+    )
     parser.add_argument("--batch", type=int, default=128, help="rememberMany batch size")
     parser.add_argument("--quiet", action="store_true", help="tables only, no samples")
     parser.add_argument(
@@ -447,8 +542,7 @@ def main() -> None:
     total = Quality()
     samples: list[tuple[str, list[str], list[str], list[str]]] = []
     relation_types: Counter[str] = Counter()
-    fact_population: list[FactUnit] = []
-    entity_population: list[EntityUnit] = []
+    locomo, lme = Split("LoCoMo dev"), Split("LongMemEval dev")
     with service(None) as (client, _embed, runtime):
         for path in files:
             conversation = load(path)
@@ -460,8 +554,12 @@ def main() -> None:
             rows.append((conversation.user, quality))
             total.add(quality)
             samples.append((conversation.user, *eyeball(graph, rng), quality.misses))
-            fact_population += fact_units(conversation, graph)
-            entity_population += entity_units(conversation, graph)
+            locomo.add(conversation, graph)
+            print(f"  {conversation.user}: {len(conversation.turns)} turns", file=sys.stderr)
+        for conversation in lme_conversations(args.lme_data, args.lme_users):
+            ingest(client, conversation, args.batch)
+            runtime.service.drain()
+            lme.add(conversation, read_graph(runtime.executor, conversation.user))
             print(f"  {conversation.user}: {len(conversation.turns)} turns", file=sys.stderr)
     print(f"\nLoCoMo graph quality: {len(files)} conversations, {total.turns} turns")
     print(f"machine: {describe()}\n")
@@ -471,21 +569,17 @@ def main() -> None:
         print(f"| {user} | " + " | ".join(quality.row()) + " |")
     print("| **overall** | " + " | ".join(f"**{c}**" for c in total.row()) + " |")
     print("\nrelation types: " + ", ".join(f"{t} {n}" for t, n in relation_types.most_common()))
-    fact_sample = draw(fact_population, FACT_SAMPLE)
-    entity_sample = draw(entity_population, ENTITY_SAMPLE)
-    fact_known, entity_known = fact_labels(), entity_labels()
-    print(
-        f"\nlabelled samples: {len(fact_sample)} of {len(fact_population)} (typed relation, "
-        f"evidence turn) units, {len(entity_sample)} of {len(entity_population)} entities "
-        "(speakers excluded)"
-    )
-    precision = fact_precision(fact_sample, fact_known)
-    accuracy = type_accuracy(entity_sample, entity_known)
-    summary(total, precision, accuracy)
-    breakdown(fact_sample, fact_known, entity_sample, entity_known)
+    to_label: Drawn = []
+    precision, accuracy = measured(locomo, FACT_SAMPLE, ENTITY_SAMPLE, to_label)
+    shares = [("LongMemEval dev", *measured(lme, LME_FACT_SAMPLE, LME_ENTITY_SAMPLE, to_label))]
+    summary(total, precision, accuracy, shares, len(locomo.violations) + len(lme.violations))
     if args.to_label:
         written = write_to_label(
-            args.to_label, fact_sample, entity_sample, fact_known, entity_known
+            args.to_label,
+            [u for facts, _ in to_label for u in facts],
+            [u for _, entities in to_label for u in entities],
+            fact_labels(),
+            entity_labels(),
         )
         print(f"\n{written} unlabelled units written to {args.to_label}")
     if args.unsupported:
@@ -502,8 +596,8 @@ def main() -> None:
         print("sample typed facts:")
         for fact in facts:
             print(f"  - {fact}")
-    shares = [q.covered / q.observations for _, q in rows if q.observations]
-    low, middle = min(shares), statistics.median(shares)
+    shares_of = [q.covered / q.observations for _, q in rows if q.observations]
+    low, middle = min(shares_of), statistics.median(shares_of)
     print(f"\ncoverage per conversation: min {low:.3f}, median {middle:.3f}")
 
 

@@ -282,6 +282,51 @@ RANGES: dict[str, frozenset[str]] = {
     "RELATED_TO": _ANY,
 }
 
+# relation type → the entity types its subject may be (its domain): who can work somewhere, live
+# somewhere, like or plan something. The subject is an entity, so its type is its key's prefix.
+# "He teaches at a high school there" with "he" settled on Denver is no fact: a place works
+# nowhere. A pet lives, goes, likes and plays; an organisation works on, makes, owns, supports,
+# joins and comes from; a person does all of these. RELATED_TO (co-occurrence) takes anyone.
+PEOPLE = frozenset({"person"})
+ALIVE = frozenset({"person", "pet"})
+BODIES = frozenset({"person", "org"})
+DOMAINS: dict[str, frozenset[str]] = {
+    "WORKS_AT": PEOPLE,
+    "WORKS_AS": PEOPLE,
+    "WORKS_ON": BODIES,
+    "STUDIES": PEOPLE,
+    "LIVES_IN": ALIVE,
+    "MOVED_TO": ALIVE,
+    "FROM": ALIVE | {"org"},
+    "VISITED": ALIVE,
+    "ATTENDED": ALIVE,
+    "MEMBER_OF": BODIES,
+    "VOLUNTEERS_AT": PEOPLE,
+    "SUPPORTS": BODIES,
+    "FAMILY_OF": PEOPLE,
+    "PARTNER_OF": PEOPLE,
+    "FRIEND_OF": PEOPLE,
+    "HAS_PET": PEOPLE,
+    "OWNS": BODIES,
+    "LIKES": ALIVE,
+    "DISLIKES": ALIVE,
+    "PRACTICES": PEOPLE,
+    "PLAYS": ALIVE,
+    "MADE": BODIES,
+    "READ": PEOPLE,
+    "WATCHED": PEOPLE,
+    "PLANS": PEOPLE,
+}
+
+
+def in_domain(relation: str, subject_key: str) -> bool:
+    """Whether an entity (by its key) may be the subject of a fact of this type; RELATED_TO and a
+    reference not settled yet (`ref:`) may be anyone."""
+    accepted = DOMAINS.get(relation)
+    entity_type = subject_key.partition(":")[0]
+    return accepted is None or entity_type == "ref" or entity_type in accepted
+
+
 _BY_KEY = {
     "place": PLACE,
     "org": ORG,

@@ -105,6 +105,16 @@ EXAMPLES: dict[str, tuple[str, str, tuple[str, str]]] = {
 # Examples said by "Alice" whose object is outside the range (or an idiom), so they yield no fact
 # of the type; a test runs each through the real model beside the examples above.
 RANGES = kinds.RANGES
+# relation type -> the entity types its subject may be (its domain; extraction/kinds.py): a
+# fact whose subject is outside it is no fact of that type ("Denver works at a school")
+DOMAINS = kinds.DOMAINS
+
+
+def outside_domain(relation: str, subject_key: str) -> bool:
+    """Whether a fact of this type with this subject breaks the relation's domain."""
+    return not kinds.in_domain(relation, subject_key)
+
+
 NOT_FACTS: dict[str, tuple[str, ...]] = {
     "ATTENDED": (
         "I came out on top in the end.",
@@ -192,6 +202,7 @@ SINGLE_VALUED: tuple[tuple[str, ...], ...] = (
 SINGLE_VALUED_TYPES: tuple[str, ...] = tuple(t for group in SINGLE_VALUED for t in group)
 
 __all__ = [
+    "DOMAINS",
     "EDGE_TYPES",
     "SINGLE_VALUED",
     "SINGLE_VALUED_TYPES",
@@ -203,6 +214,7 @@ __all__ = [
     "NODE_LABELS",
     "RELATION_TYPES",
     "check_identifier",
+    "outside_domain",
 ]
 
 # ChangeLog: one per user, its change sequence (graph/follow.py); Profile: one per person who

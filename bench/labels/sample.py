@@ -36,6 +36,11 @@ ENTITY_LABELS = HERE / "entities.jsonl"
 SEED = "recollect-graph-labels-1"
 FACT_SAMPLE = 300
 ENTITY_SAMPLE = 150
+# the second kind of conversation, user-assistant chats: the histories of LME_USERS LongMemEval
+# dev questions, drawn by rank of their user id like the units, and samples of their own
+LME_USERS = 5
+LME_FACT_SAMPLE = 200
+LME_ENTITY_SAMPLE = 100
 
 FACT_KINDS = (
     "idiom_or_light_verb",
@@ -96,6 +101,11 @@ def draw(population: Iterable[Unit], size: int) -> list[Unit]:
     units = sorted({u.key: u for u in population}.values(), key=lambda u: u.key)
     chosen = {u.key for u in sorted(units, key=lambda u: rank(u.key))[:size]}
     return [u for u in units if u.key in chosen]
+
+
+def drawn_users(users: Iterable[str], size: int) -> list[str]:
+    """The `size` user ids of smallest rank, in rank order."""
+    return sorted(users, key=lambda u: rank((u,)))[:size]
 
 
 # -- label files -------------------------------------------------------------------------------
