@@ -16,6 +16,14 @@ an acknowledgement counts (thanks for it, appreciating it, what it means to the 
 assistant's "show your support for the local community" or "Rachel will appreciate your
 support" names the listener's support too, but not as given to the speaker.
 
+An agent (a speaker typed `agent`: the assistant the user talks to) is no person of the user's
+graph. Its turns are suggestions, explanations, lists and stories it writes: what they say states
+no typed fact of anyone ("Madison wrote a song" in a story it tells, "I recommend Lisbon"), and
+no fact has the agent at either end, not even a co-mention: "Thanks for your help!" makes the
+assistant nobody's supporter. Of the assistant turns' typed facts in the LongMemEval dev sample,
+14 of 24 were judged wrong by hand (bench/labels/). The mentions stay, so retrieval still finds
+the turn.
+
 Not covered, on purpose:
 - people who never speak (a sister, a colleague): everything known of them is what speakers
   said, so facts about them come from any speaker;
@@ -30,17 +38,23 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from extraction.keys import is_agent
 from extraction.model import Relation
 
 UNTYPED = "RELATED_TO"
 
 
 def attributed(relation: Relation, speaker: str | None, speakers: Collection[str]) -> bool:
-    """Whether `speaker` may state `relation` (keys resolved): always, unless its subject is
-    another person who speaks and the relation is a typed fact — that the speaker neither did
-    nor acknowledges as done to them."""
+    """Whether `speaker` may state `relation` (keys resolved): never when an agent is at either
+    end, nor a typed fact in an agent's turn; else always, unless its subject is another person
+    who speaks and the relation is a typed fact — that the speaker neither did nor acknowledges
+    as done to them."""
+    if is_agent(relation.src) or is_agent(relation.dst):
+        return False
     if speaker is None or relation.type == UNTYPED:
         return True
+    if is_agent(speaker):
+        return False
     if relation.attested and relation.dst == speaker:
         return True
     return relation.src == speaker or relation.src not in speakers

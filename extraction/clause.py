@@ -61,6 +61,12 @@ def is_hypothetical(verb: Token) -> bool:
     or its chain, or a future on the verb's chain ("I'll think about it and maybe get a cat"; a
     future on the verb itself is a plan, see `is_future`)."""
     head = verb
+    if any(
+        c.dep_ == "advcl"
+        and any(m.dep_ == "mark" and m.lower_ in {"if", "unless"} for m in c.children)
+        for c in verb.children
+    ):
+        return True  # "if they say no, I'll ask the store": a fallback, no plan or fact
     for _ in range(4):
         for child in head.children:
             if child.dep_ == "aux" and child.lower_ in HYPOTHETICAL:
@@ -93,10 +99,19 @@ def is_future(verb: Token) -> bool:
 
 
 def is_done(verb: Token) -> bool:
-    """ "hosted", "have organized": a verb in the past or the perfect."""
-    return verb.tag_ == "VBD" or (
-        verb.tag_ == "VBN" and any(c.dep_ == "aux" and c.lemma_ == "have" for c in verb.children)
-    )
+    """ "hosted", "have organized", "was organizing": a verb in the past, the perfect or the
+    past progressive; or a gerund standing as a noun ("hosting parties inspired me"), a habit
+    or an event spoken of, never a plan."""
+    if verb.tag_ == "VBD":
+        return True
+    auxiliaries = [c for c in verb.children if c.dep_ in {"aux", "auxpass"}]
+    if verb.tag_ == "VBN":
+        return any(c.lemma_ == "have" for c in auxiliaries)
+    if verb.tag_ == "VBG":
+        if any(c.lower_ in {"was", "were"} for c in auxiliaries):
+            return True
+        return verb.dep_ in {"csubj", "nsubj", "attr", "pobj", "dobj"} and not auxiliaries
+    return False
 
 
 def is_planned(verb: Token) -> bool:
@@ -112,6 +127,58 @@ def is_planned(verb: Token) -> bool:
         or head.lower_ in EAGER
         or (lemma == "wait" and is_negated(head))
     )
+
+
+# verbs whose complement is not done: what is hoped, wanted, needed, considered or tried for
+# ("I hope I get to go when I'm a student there", "I'm trying to create a budget", "considering
+# buying land to build a cottage"); "think" hedges ("I think I went") and is not one
+UNREALISED = {
+    "hope",
+    "wish",
+    "want",
+    "wanna",
+    "plan",
+    "intend",
+    "aim",
+    "consider",
+    "dream",
+    "need",
+    "expect",
+    "imagine",
+    "wonder",
+    "decide",
+    "try",
+    "attempt",
+    "look",  # "looking to buy a house"
+}
+# the links from a clause up to the verb it completes or modifies; a relative clause describes a
+# noun in its own time ("the bag I took to the gym last week") and is none
+_COMPLEMENTS = {"xcomp", "ccomp", "advcl", "conj", "pcomp", "prep", "pobj"}
+
+
+def is_unrealised(verb: Token) -> bool:
+    """The verb stands in what someone hopes, wants, needs, considers or tries for, in a going-to
+    future, or in a purpose ("buying land to build a cottage"), at any depth: it states nothing
+    done. The plan itself is the governing verb's to state (PLANS, see extraction/facts.py).
+    A coordinated clause with a subject of its own ("I hope so, and I loved it") is its own."""
+    token = verb
+    for _ in range(8):
+        if token.dep_ == "advcl" and any(c.tag_ == "TO" for c in token.children):
+            return True  # a purpose: "to build a cottage"
+        if token.dep_ not in _COMPLEMENTS or token.head is token:
+            return False
+        if token.dep_ == "conj" and any(c.dep_ in SUBJECT_DEPS for c in token.children):
+            return False
+        head = token.head
+        lemma = head.lemma_.lower()
+        complement = token.dep_ in {"xcomp", "ccomp", "pcomp", "prep", "pobj"}
+        if head.pos_ in {"VERB", "AUX"} and complement:
+            if lemma in UNREALISED and (lemma != "try" or token.dep_ == "xcomp"):
+                return True
+            if lemma == "go" and head.tag_ == "VBG" and token.dep_ == "xcomp":
+                return True  # "I'm going to start working on it"
+        token = head
+    return False
 
 
 def subject_tokens(verb: Token) -> list[Token]:

@@ -2,11 +2,13 @@
 
 Per parsed text, in order (extraction/mentions.py holds the state):
 1. named entities, judged by names.py, and projects and people NER missed;
-2. people by role and pronouns, left to right ("my sister Ana … she");
-3. typed facts from clauses (extraction/facts.py);
-4. candidate topics from the noun chunks no fact used;
-5. `RELATED_TO` between named entities of one sentence that no typed fact links;
-6. the relation types the text's words cue, for retrieval.
+2. people by role and pronouns, left to right ("my sister Ana … she"), pets by kind ("my cat");
+3. names given in the next breath ("her name is Miso") and types from how a name is used
+   ("walked Charlie"): extraction/naming.py;
+4. typed facts from clauses (extraction/facts.py);
+5. candidate topics from the noun chunks no fact used;
+6. `RELATED_TO` between named entities of one sentence that no typed fact links;
+7. the relation types the text's words cue, for retrieval.
 
 The speaker of a text is a person mention, and first-person words resolve to it. Relation types
 come from the closed list of extraction/model.py. Texts are processed in batches through
@@ -27,6 +29,7 @@ from extraction.facts import extract_facts
 from extraction.lexicon import FIRST_PERSON, NAMED_TYPES, RELATION_CUES, ROLES, SECOND_PERSON
 from extraction.mentions import DocState
 from extraction.model import Extraction
+from extraction.naming import name_things, type_by_use
 from extraction.parts import parts
 from extraction.pipeline import load_pipeline
 from extraction.voice import reported
@@ -122,6 +125,8 @@ def extract(doc: Doc, speaker: str | None) -> Extraction:
     state = DocState(doc, speaker)
     state.add_entities()
     state.add_people()
+    name_things(state)
+    type_by_use(state)
     extract_facts(state)
     state.add_candidate_topics()
     _co_occurrence(state)
@@ -135,12 +140,15 @@ def extract(doc: Doc, speaker: str | None) -> Extraction:
         replace(m, gender=state.gender[m.key]) if m.key in state.gender else m
         for m in state.mentions.values()
     ]
+    subjects, about_listener = _subjects(state)
     return Extraction(
         mentions,
         list(state.relations.values()),
         frozenset(cues),
         tuple(date_phrases(doc)),
-        *_subjects(state),
+        subjects,
+        about_listener,
+        endings=list(state.endings.values()),
     )
 
 
@@ -188,7 +196,8 @@ def _co_occurrence(state: DocState, limit: int = 6) -> None:
             key = state.token_key.get(token.i)
             if key and key.split(":", 1)[0] in NAMED_TYPES and key not in keys:
                 keys.append(key)
-        if state.speaker_key and any(t.lower_ in FIRST_PERSON for t in sent) and keys:
+        speaking = [t for t in sent if t.i not in state.quoted]
+        if state.speaker_key and any(t.lower_ in FIRST_PERSON for t in speaking) and keys:
             keys.insert(0, state.speaker_key)
         for a, b in itertools.combinations(dict.fromkeys(keys), 2):
             if added >= limit:

@@ -34,11 +34,13 @@ from extraction.clause import (
     is_hypothetical,
     is_negated,
     is_planned,
+    is_unrealised,
     particle_of,
     pobjs,
     statement,
     with_conjuncts,
 )
+from extraction.endings import ending
 from extraction.formulas import (
     SUPPORT_NOUNS,
     cheering,
@@ -49,10 +51,15 @@ from extraction.formulas import (
 )
 from extraction.going import going_or_working, job
 from extraction.kinds import (
+    ACTIVITY,
     CLASS,
     EVENT,
     GAME,
+    INSTRUMENT,
+    LANGUAGE,
     SCREEN,
+    SPORT,
+    SUBJECT,
     WORK,
     WRITTEN,
     kind_of,
@@ -110,6 +117,8 @@ def extract_facts(state: DocState) -> None:
             continue  # a question states no fact
         cheering(state, said)
         for token in said:
+            if token.i in state.quoted:
+                continue  # a quoted passage: the speaker repeats it, states none of it
             if token.pos_ in {"VERB", "AUX"}:
                 _verb(state, token)
             elif token.pos_ == "NOUN" and token.lemma_.lower() in SUPPORT_NOUNS:
@@ -120,6 +129,8 @@ def _verb(state: DocState, verb: Token) -> None:
     lemma = head_lemma(verb)
     if (is_hypothetical(verb) and lemma not in LIKE_VERBS) or is_planned(verb):
         return
+    if is_unrealised(verb) and lemma not in LIKE_VERBS | DISLIKE_VERBS:
+        return  # "I hope to be a student there": the plan is the hoping verb's
     if valued(state, verb) or encouraging(state, verb):
         return
     if lemma == "be" and not is_negated(verb):
@@ -143,6 +154,8 @@ def _verb(state: DocState, verb: Token) -> None:
         return
     if negated:
         return
+    if ending(state, subjects, verb):
+        return  # "I quit the club", "we broke up": a fact stops holding
     if lemma in PLAN_VERBS and _plans(state, subjects, verb):
         return
     if job(state, subjects, verb):
@@ -201,6 +214,8 @@ def _doing(state: DocState, subjects: list[str], verb: Token, lemma: str) -> Non
         lemma == "try" and not infinitive(verb)
     ):
         objects = dobjs(verb) if lemma != "pick" or particle_of(verb) == "up" else []
+        if lemma == "try":  # "tried yoga" is practice; "tried the wings", "tried sushi" tasting
+            objects = [o for o in objects if object_kind(state, o) in PRACTISED]
         events = [o for o in objects if lemma == "do" and object_kind(state, o) == EVENT]
         relate(state, subjects, "ATTENDED", events)  # "did a charity event"
         relate(state, subjects, "PRACTICES", [o for o in objects if o not in events])
@@ -216,6 +231,11 @@ def _doing(state: DocState, subjects: list[str], verb: Token, lemma: str) -> Non
         relate(state, subjects, "MADE", made)
     elif lemma in OWN_VERBS:
         _owning(state, subjects, verb, lemma)
+
+
+# what trying does when it is practising: an activity, a sport, an instrument, a game, a language
+# or a subject; a dish, a product or a place tried is tasted, used or visited
+PRACTISED = {ACTIVITY, SPORT, INSTRUMENT, GAME, LANGUAGE, SUBJECT}
 
 
 # verbs whose past with an event as object says one took part: "ran a race", "finished a
@@ -266,10 +286,16 @@ def _liking(state: DocState, subjects: list[str], verb: Token, dislike: bool) ->
     objects: list[Token] = []
     for obj in dobjs(verb) + gerunds_of(verb):
         if obj.tag_ == "VBG" and dobjs(obj):
-            objects.extend(dobjs(obj))  # "I love playing guitar" → guitar
+            if obj.lemma_.lower() not in TRYING:
+                objects.extend(dobjs(obj))  # "I love playing guitar" → guitar
         else:
             objects.append(obj)
     relate(state, subjects, rel, objects)
+
+
+# verbs whose object a liking of the doing does not like: "I love trying new foods" likes the
+# trying, not food; "I enjoy using my planner" the use
+TRYING = {"try", "use", "get", "have", "make", "do", "find", "see", "take", "give", "keep"}
 
 
 def _plans(state: DocState, subjects: list[str], verb: Token) -> bool:
@@ -287,10 +313,14 @@ def _plans(state: DocState, subjects: list[str], verb: Token) -> bool:
         return True
     if lemma in {"think", "dream"}:
         for gerund in pobjs(verb, {"of", "about"}):
-            if gerund.pos_ == "VERB":
+            if gerund.tag_ == "VBG":  # "thinking of moving"; not "about how time flies"
                 plan(state, subjects, gerund)
                 return True
         return False
+    if lemma == "consider":  # "considering buying a house"
+        for gerund in (c for c in verb.children if c.dep_ == "xcomp" and c.tag_ == "VBG"):
+            plan(state, subjects, gerund)
+            return True
     if lemma == "look" and particle_of(verb) == "forward":
         relate(state, subjects, "PLANS", pobjs(verb, {"to"}), "look forward to")
         return True
@@ -341,7 +371,9 @@ def _copula(state: DocState, subjects: list[str], verb: Token) -> None:
             relate(state, subjects, "VOLUNTEERS_AT", pobjs(attr, {"at", "for", "with", "in"}))
         elif is_occupation(attr):
             relate(state, subjects, "WORKS_AS", [attr])
-    relate(state, subjects, "FROM", pobjs(verb, {"from"}))
+    if not any(c.dep_ == "acomp" for c in verb.children):
+        # "I'm from Porto"; not "I'm grateful for places from Yosemite to the coast"
+        relate(state, subjects, "FROM", pobjs(verb, {"from"}))
     relate(state, subjects, "LIKES", pobjs(verb, {"into"}))
     for obj in pobjs(verb, {"on", "in"}):
         head = head_lemma(obj)
@@ -352,12 +384,24 @@ def _copula(state: DocState, subjects: list[str], verb: Token) -> None:
             relate(state, subjects, "MEMBER_OF", [obj])
     for acomp in (c for c in verb.children if c.dep_ in {"acomp", "attr"}):
         if head_lemma(acomp) in LIKE_ADJECTIVES:
-            relate(state, subjects, "LIKES", pobjs(acomp, {"about", "in", "with", "on", "of"}))
+            liked = pobjs(acomp, {"about", "in", "with", "on", "of"})
+            if head_lemma(acomp) == "interested":
+                liked = [o for o in liked if not _pointed(o)]
+            relate(state, subjects, "LIKES", liked)
         elif acomp.lower_ == "married":
             relate(state, subjects, "PARTNER_OF", pobjs(acomp, {"to"}), "spouse", people=True)
     for to in pobjs(verb, {"to"}):  # "I've been to Japan"
         rel = "VISITED" if is_place(state, to) else "ATTENDED"
         relate(state, subjects, rel, [to])
+
+
+def _pointed(obj: Token) -> bool:
+    """ "interested in the overnight oats option", "in that recipe": a thing just offered, asked
+    about; not a taste, as "interested in photography" is."""
+    return obj.pos_ == "NOUN" and any(
+        c.dep_ == "det" and c.lower_ in {"the", "this", "that", "these", "those"}
+        for c in obj.children
+    )
 
 
 def _favorite(state: DocState, verb: Token) -> None:

@@ -20,7 +20,13 @@ ENTITY_TYPES = (
     "pet",
     "work",
     "language",
+    "agent",  # the assistant a user talks to: it speaks in the memories, no person of them
 )
+
+# the names chat APIs give the agent's own turns (OpenAI's and Anthropic's message roles, and the
+# usual labels of a bot): such a speaker is the agent, typed `agent`, not a person of the user's
+# graph; what it says states no fact of anyone (extraction/attribution.py)
+AGENT_VOICES = frozenset({"assistant", "system", "ai", "bot", "agent", "tool", "model"})
 
 _LEADING = re.compile(
     r"^(?:(?:the|a|an|my|our|your|his|her|their|its|this|that|these|those|some)\s+)+",
@@ -47,6 +53,19 @@ def make_key(entity_type: str, text: str) -> str | None:
         raise ValueError(f"unknown entity type {entity_type!r}; expected one of {ENTITY_TYPES}")
     value = slug(text)
     return f"{entity_type}:{value}" if value else None
+
+
+def is_agent_voice(speaker: str) -> bool:
+    return speaker.strip().casefold() in AGENT_VOICES
+
+
+def speaker_key(speaker: str) -> str | None:
+    """The entity a speaker is: `agent:assistant` for an agent's voice, else a person."""
+    return make_key("agent" if is_agent_voice(speaker) else "person", speaker)
+
+
+def is_agent(key: str | None) -> bool:
+    return key is not None and key.startswith("agent:")
 
 
 def split_key(key: str) -> tuple[str, str]:

@@ -116,7 +116,13 @@ QUALITY_NOUNS = _words(
 VENUE_NOUNS = _words(
     "shelter hospital clinic office studio gym center centre hall stadium arena theater "
     "theatre cinema salon spa pool rink court field track station airport base church school- "
-    "yard playground kitchen bakery factory warehouse lab laboratory"
+    "yard playground kitchen bakery factory warehouse lab laboratory hotel pharmacy supermarket "
+    "bookstore dealership garage"
+)
+# organisations by their kind: "I work at a bank", "she joined a startup"
+ORG_NOUNS = _words(
+    "company firm startup agency business corporation nonprofit charity bank brand employer "
+    "publisher label nonprofit ngo"
 )
 # things done, named by a noun: hobbies and pastimes (a gerund is one by its form)
 ACTIVITY_NOUNS = _words(
@@ -135,7 +141,9 @@ LIGHT_NOUNS = _words(
     "least more less unity joy hope peace love faith trust pride fun blast connection "
     "connections relationship relationships memory memories feeling feelings thought thoughts "
     "idea ideas dream dreams goal goals plan plans decision decisions choice choices "
-    "opportunity opportunities experience experiences"
+    "opportunity opportunities experience experiences area areas importance method methods "
+    "option options aspect aspects benefit benefits tip tips suggestion suggestions "
+    "recommendation recommendations information info update updates"
 )
 # a noun with one of these endings names a quality or an act, not a thing: "kindness", "unity"
 ABSTRACT_ENDINGS = ("ness", "ity", "ment", "tion", "sion", "ance", "ence", "ship", "hood", "dom")
@@ -146,6 +154,14 @@ CONCRETE_EXCEPTIONS = _words(
     "audience residence city university community academy mansion pension television "
     "association organization organisation institution foundation collection installation "
     "composition illustration sculpture"
+)
+
+# nouns that measure or collect what their "of" names: "a set of spatulas", "a mix of running
+# and swimming", "a cup of coffee" (extraction/relating.py takes what they count as the object)
+QUANTITY_HEADS = _words(
+    "set pair bunch couple lot lots ton tons kind type sort piece bit variety selection mix "
+    "range number handful plenty cup glass bottle bowl plate box bag jar can slice loaf pack "
+    "batch dozen series collection load loads stack pile heap"
 )
 
 # idioms and support-verb constructions: (verb lemma, object lemma) that state no fact of the
@@ -173,6 +189,8 @@ IDIOMS = frozenset(
         ("make", "way"),
         ("make", "move"),
         ("make", "mistake"),
+        ("make", "switch"),  # "make the switch to reusable pads"
+        ("make", "jump"),
         ("make", "day"),
         ("make", "chapter"),
         ("take", "care"),
@@ -258,7 +276,8 @@ RANGES: dict[str, frozenset[str]] = {
     "MOVED_TO": frozenset({PLACE}),
     "FROM": frozenset({PLACE}),
     "VISITED": frozenset({PLACE, ORG, SCHOOL, EVENT, NAME}),
-    "ATTENDED": frozenset({EVENT, CLASS, SCHOOL, GROUP, PLACE, ORG, GAME, SPORT, SCREEN, NAME}),
+    # a place or venue gone to is VISITED ("went to the gym"), never attended
+    "ATTENDED": frozenset({EVENT, CLASS, SCHOOL, GROUP, ORG, GAME, SPORT, SCREEN, NAME}),
     "MEMBER_OF": frozenset({GROUP, ORG, CLASS, SCHOOL, PROJECT, PLACE, NAME}),
     "VOLUNTEERS_AT": frozenset({ORG, PLACE, GROUP, EVENT, SCHOOL, NAME, THING}),
     "FAMILY_OF": frozenset({PERSON}),
@@ -328,6 +347,7 @@ def in_domain(relation: str, subject_key: str) -> bool:
 
 
 _BY_KEY = {
+    "project": PROJECT,
     "place": PLACE,
     "org": ORG,
     "person": PERSON,
@@ -336,6 +356,7 @@ _BY_KEY = {
     "work": WORK,
     "language": LANGUAGE,
 }
+_AMOUNTS = frozenset({"MONEY", "PERCENT", "QUANTITY", "CARDINAL", "ORDINAL", "DATE", "TIME"})
 _BY_LABEL = {"WORK_OF_ART": WORK, "PRODUCT": THING, "LANGUAGE": LANGUAGE, "EVENT": EVENT}
 
 
@@ -347,6 +368,8 @@ def kind_of(token: Token, key: str | None) -> str:
     if prefix in _BY_KEY:
         return _BY_KEY[prefix]
     label = token.ent_type_
+    if label in _AMOUNTS:
+        return LIGHT  # "making 70,000 dollars", "went there on Sunday": an amount, a time
     if label in _BY_LABEL:
         return _BY_LABEL[label]
     if label in {"GPE", "LOC", "FAC"}:
@@ -399,6 +422,7 @@ _NOUN_CLASSES: tuple[tuple[str, frozenset[str]], ...] = (
     (EVENT, EVENT_NOUNS),
     (FOOD, FOOD_NOUNS),
     (ACTIVITY, ACTIVITY_NOUNS),
+    (ORG, ORG_NOUNS),
     (PLACE, frozenset(PLACE_NOUNS) | VENUE_NOUNS),
 )
 
@@ -486,3 +510,14 @@ def thanks(obj: Token) -> bool:
 def in_range(relation: str, kind: str) -> bool:
     accepted = RANGES.get(relation)
     return accepted is None or kind in accepted
+
+
+def entities_fit(relation: str, subject_key: str, object_key: str) -> bool:
+    """Whether a fact between two resolved entities keeps its relation's domain and, where the
+    object's type says its kind (a name typed as a place, a person, a pet…), its range. A
+    reference may resolve to another type than the text suggested ("he" to a name the tagger
+    took for a person and the catalogue knows as a place): the fact is judged again then."""
+    if not in_domain(relation, subject_key):
+        return False
+    kind = _BY_KEY.get(object_key.partition(":")[0])
+    return kind is None or in_range(relation, kind)

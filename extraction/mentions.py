@@ -15,10 +15,14 @@ extraction/topics.py; nothing here knows the user's catalogue.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from spacy.tokens import Doc, Span, Token
 
 from extraction import names
-from extraction.keys import clean_label, make_key
+from extraction.genders import given_gender
+from extraction.keys import clean_label, make_key, speaker_key
+from extraction.kinds import QUANTITY_HEADS, in_domain
 from extraction.lexicon import (
     FIRST_PERSON,
     LANGUAGE_NOUNS,
@@ -32,6 +36,7 @@ from extraction.lexicon import (
 )
 from extraction.model import REF_PREFIX, Mention, Reference, Relation
 from extraction.topics import (
+    CHAT_WORDS,
     COMMON_OBJECT_ZIPF,
     COMMON_TOPIC_ZIPF,
     LIGHT_VERBS,
@@ -39,8 +44,42 @@ from extraction.topics import (
     topic_label,
 )
 
-# "her name", "his name", "its name": the name of what was just spoken of
-_PET_OWNERS = {"her", "his", "its", "their"}
+# a fact that ends an older one between the same two entities: a dislike ends a liking and back,
+# a thing done ends the plan to do it (extraction/endings.py)
+DONE = ("VISITED", "ATTENDED", "MADE", "MOVED_TO", "READ", "WATCHED", "MEMBER_OF", "OWNS")
+ENDS: dict[str, tuple[str, ...]] = {
+    "LIKES": ("DISLIKES",),
+    "DISLIKES": ("LIKES",),
+    **{done: ("PLANS",) for done in DONE},
+    "HAS_PET": ("PLANS",),
+}
+
+# a quotation of more words than this, or with a verb and its subject, is a passage quoted, not a
+# title
+MAX_TITLE_WORDS = 8
+_QUOTES = {'"': '"', "“": "”", "«": "»"}
+
+
+def quotations(doc: Doc) -> list[Span]:
+    """The spans between double quotation marks (straight, curly or guillemets), marks left
+    out."""
+    found: list[Span] = []
+    opened: Token | None = None
+    for token in doc:
+        if opened is None and token.text in _QUOTES:
+            opened = token
+        elif opened is not None and token.text == _QUOTES[opened.text]:
+            if token.i > opened.i + 1:
+                found.append(doc[opened.i + 1 : token.i])
+            opened = None
+    return found
+
+
+def _said(span: Span) -> bool:
+    """A quoted clause (a subject and its verb, or a line break): words someone said or sang."""
+    if any("\n" in t.text or "\n" in t.whitespace_ for t in span):
+        return True
+    return any(t.dep_ in {"nsubj", "nsubjpass"} and t.head in span for t in span)
 
 
 class DocState:
@@ -51,20 +90,26 @@ class DocState:
         self.doc = doc
         self.mentions: dict[str, Mention] = {}
         self.relations: dict[tuple[str, str, str], Relation] = {}
+        # what the text says stopped holding (extraction/endings.py): (src, type, dst or "*")
+        self.endings: dict[tuple[str, str, str], Relation] = {}
         self.token_key: dict[int, str] = {}
         self.gender: dict[str, str] = {}
         self.people: list[tuple[int, str]] = []  # (token index, key) of persons, in text order
         self.used: set[int] = set()  # tokens whose noun chunk became a fact's topic
         self.speaker_key: str | None = None
+        # tokens of quoted passages ("…LA to Monaco… I see you" quoted from a song): words the
+        # speaker repeats, not states; their verbs give no fact, their "I" is not the speaker
+        self.quoted: set[int] = set()
         self._chunks: dict[int, Span] = {}
         for chunk in doc.noun_chunks:
             for token in chunk:
                 self._chunks[token.i] = chunk
         if speaker and speaker.strip():
-            key = make_key("person", speaker)
+            key = speaker_key(speaker)
             if key:
                 self.speaker_key = key
-                self.mentions[key] = Mention(key, "person", clean_label(speaker), as_speaker=True)
+                kind = key.partition(":")[0]
+                self.mentions[key] = Mention(key, kind, clean_label(speaker), as_speaker=True)
 
     # -- building blocks ------------------------------------------------------------------------
 
@@ -122,10 +167,24 @@ class DocState:
         role: str | None = None,
         attested: bool = False,
     ) -> None:
-        if src and dst and src != dst:
+        if src and dst and src != dst and in_domain(rel, src):
             known = self.relations.get((src, rel, dst))
             if known is None or (attested and not known.attested):
                 self.relations[(src, rel, dst)] = Relation(src, rel, dst, role, attested)
+            for ended in ENDS.get(rel, ()):  # "I don't like sushi anymore", "I visited Rome"
+                self.end(src, ended, dst)
+
+    def end(self, src: str | None, rel: str, dst: str | None) -> None:
+        """`src`'s fact `rel` about `dst` ("*": about anyone) stops holding as of this text."""
+        if src and dst and src != dst and in_domain(rel, src):
+            self.endings.setdefault((src, rel, dst), Relation(src, rel, dst))
+
+    def mark_naming(self, key: str, gender: str) -> None:
+        """The name `key` was given to what the pronoun of `gender` stands for, which this text
+        does not say: the resolver binds it (extraction/naming.py)."""
+        mention = self.mentions.get(key)
+        if mention is not None:
+            self.mentions[key] = replace(mention, naming=gender)
 
     def reference(
         self, key: str, label: str, reference: Reference, entity_type: str = "person"
@@ -156,6 +215,24 @@ class DocState:
             self._unlabelled_person(token)
             self._titled(token)
             self._language_named(token)
+        for span in quotations(self.doc):
+            if len(span) > MAX_TITLE_WORDS or _said(span):
+                self.quoted.update(t.i for t in span)
+            elif span[0].text[:1].isupper():
+                self._quoted_title(span)
+
+    def _quoted_title(self, span: Span) -> None:
+        """ "I've read "The Great Gatsby"", "the "Pose of the Week" idea": a short capitalised
+        quotation is one name, a title, not the pieces the tagger saw in it ("Gatsby")."""
+        inside = {self.token_key[t.i] for t in span if t.i in self.token_key}
+        speaking = [m for k in inside if (m := self.mentions.get(k)) is not None and m.as_speaker]
+        if speaking or any(k.startswith("person:") for k in inside):
+            return  # a quoted name of someone ("Hey "Mel""): a person, not a title
+        for key in inside:
+            self.mentions.pop(key, None)
+        for t in span:
+            self.token_key.pop(t.i, None)
+        self.add("work", span.text, span)
 
     def _entity(self, entity_type: str, span: Span, ent: Span) -> None:
         """One cleaned name span of the tagger's entity `ent`, under the tagger's type."""
@@ -163,6 +240,8 @@ class DocState:
             return
         if entity_type == "person" and span[0].pos_ == "VERB":
             return  # "Learning German has been tough": an activity, no one's name
+        if all(t.lower_ in CHAT_WORDS or t.is_punct for t in span):
+            return  # "Congrats!" tagged a product: chat, never a name or a topic
         words = span.text.split()
         if entity_type in {"org", "topic"} and words and words[0].lower() == "project":
             entity_type = "project"
@@ -267,39 +346,6 @@ class DocState:
                     self._own_pet(token)  # "guinea pig": the pig, not the guinea
             elif token.lower_ == "project" and token.i not in self.token_key:
                 self._the_project(token)
-            elif token.lemma_.lower() == "name" and token.pos_ == "NOUN":
-                self._pet_named(token)
-
-    def _pet_named(self, token: Token) -> None:
-        """ "I got a puppy! Her name is Coco": the name given to the pet just mentioned (no
-        person named in between) is the pet's, whatever the tagger guessed."""
-        owners = [c for c in token.children if c.dep_ == "poss" and c.lower_ in _PET_OWNERS]
-        if not owners:
-            return
-        if token.dep_ == "nsubj" and token.head.lemma_ == "be":
-            names = [c for c in token.head.children if c.dep_ == "attr" and c.pos_ == "PROPN"]
-        elif token.dep_ == "poss" and token.head.pos_ == "PROPN":
-            names = [token.head]  # "her name's Coco", parsed as a possessive
-        else:
-            return
-        pets = [
-            t
-            for t in self.doc[: token.i]
-            if t.lemma_.lower() in PET_NOUNS
-            and t.pos_ == "NOUN"
-            and self.token_key.get(t.i, "topic:").startswith("topic:")
-        ]
-        if not names or not pets or any(pets[-1].i < i < token.i for i, _ in self.people):
-            return
-        pet = self.retype(names[0], "pet", typed=True)
-        if pet is not None and pet.startswith("pet:"):
-            before = self.token_key.get(pets[-1].i)
-            if before is not None:
-                self._rekey_relations(before, pet)
-            pronoun = self.token_key.get(owners[0].i)
-            self.token_key[pets[-1].i] = self.token_key[owners[0].i] = pet
-            if pronoun is not None and pronoun not in self.token_key.values():
-                self.mentions.pop(pronoun, None)  # "her" was the pet, not a person
 
     def _the_project(self, token: Token) -> None:
         """ "the project" with no name of its own: the project named before it in this text,
@@ -321,11 +367,19 @@ class DocState:
         for _, key in reversed([p for p in self.people if p[0] < token.i]):
             if key == self.speaker_key or self.mentions[key].tentative:
                 continue
-            if self.gender.get(key, gender) == gender:
+            if self.gender_of(key) in (None, gender):
                 return key
         return self.reference(
             f"{REF_PREFIX}{gender}", token.lower_, Reference("pronoun", gender=gender)
         )
+
+    def gender_of(self, key: str) -> str | None:
+        """A person's gender as far as this text knows: said by a role noun ("my sister Ana"),
+        else borne by the given name ("Linda"), else unknown."""
+        mention = self.mentions.get(key)
+        if key in self.gender or mention is None or mention.reference is not None:
+            return self.gender.get(key)
+        return given_gender(mention.label)
 
     def _role(self, token: Token) -> str | None:
         """A role noun: the named relative ("my sister Ana", "Ana, my sister", "Ana is my
@@ -338,6 +392,9 @@ class DocState:
         named = [c for c in token.children if c.dep_ == "appos" and c.i in self.token_key]
         if token.dep_ == "appos" and token.head.i in self.token_key:
             named.append(token.head)
+        after = token.nbor() if token.i + 1 < len(token.doc) else None
+        if not named and after is not None and after.pos_ == "PROPN" and after.i in self.token_key:
+            named.append(after)  # "my boyfriend Dev thinks …", however the parser hung them
         if token.dep_ == "attr":
             named += [c for c in token.head.children if c.dep_ == "nsubj" and c.i in self.token_key]
         people = [p for n in named if (p := self._as_person(n)) is not None]
@@ -380,10 +437,10 @@ class DocState:
             for i, other in list(self.token_key.items()):
                 if other == old:
                     self.token_key[i] = key
-            self._rekey_relations(old, key)
+            self.rekey_relations(old, key)
         return key
 
-    def _rekey_relations(self, old: str, key: str) -> None:
+    def rekey_relations(self, old: str, key: str) -> None:
         """Relations found before a retype ("I love playing Minecraft": the liking is read
         before the playing types the title) follow the name to its new key."""
         for found, rel in list(self.relations.items()):
@@ -414,9 +471,35 @@ class DocState:
         if owner is None:
             return
         key = self.pet(token)
+        if key is not None and not key.startswith("pet:"):
+            key = self.pet_reference(owner, token)  # "my cat": the owner's cat, not "cat"
         if key:
-            self.token_key.setdefault(token.i, key)
+            self.token_key[token.i] = key
             self.relate(owner, "HAS_PET", key, token.lemma_.lower())
+
+    def pet_reference(self, owner: str, token: Token) -> str:
+        """The owner's animal known only by its kind ("my cat", "I adopted a puppy"): a
+        reference the resolver settles as the one such pet the owner has named, else an unnamed
+        pet ("Ana's cat") that a name given later ("her name is Miso") is merged into. The kind
+        noun is never the pet's name."""
+        kind = token.lemma_.lower()
+        plural = token.tag_ in {"NNS", "NNPS"}
+        reference = Reference("role", owner=owner, role=kind, plural=plural)
+        key = self.reference(f"{REF_PREFIX}role:{owner}:{kind}", kind, reference, "pet")
+        self.rekey(token, key)
+        return key
+
+    def rekey(self, token: Token, key: str) -> None:
+        """`token` stands for `key` now; the mention it stood for goes when no other token
+        stands for it (the topic "cat" of "my cat", the pronoun "her" of "her name is Miso")."""
+        old = self.token_key.get(token.i)
+        self.token_key[token.i] = key
+        if old is None or old == key or old in self.token_key.values():
+            return
+        mention = self.mentions.get(old)
+        if mention is not None and not mention.as_speaker:
+            del self.mentions[old]
+            self.people = [p for p in self.people if p[1] != old]
 
     # -- what a token stands for ----------------------------------------------------------------
 
@@ -485,6 +568,15 @@ class DocState:
         return self.add("topic", token.lemma_.lower(), [token])
 
     def topic(self, token: Token, candidate: bool = False) -> str | None:
+        counted = [
+            o
+            for p in token.children
+            if p.dep_ == "prep" and p.lower_ == "of"
+            for o in p.children
+            if o.dep_ == "pobj" and o.pos_ == "NOUN"
+        ]
+        if token.lemma_.lower() in QUANTITY_HEADS and counted:
+            token = counted[0]  # "a stack of books": books; "stack" names no thing
         limit = COMMON_TOPIC_ZIPF if candidate else COMMON_OBJECT_ZIPF
         label = topic_label(self._chunks.get(token.i), token, limit)
         if label is None:

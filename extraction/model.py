@@ -42,6 +42,8 @@ RELATION_TYPES: tuple[str, ...] = (
 )
 
 REF_PREFIX = "ref:"
+# an ending's object when it ends the fact whatever its object ("we broke up": any partner)
+ANY = "*"
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,10 @@ class Mention:
     # typed by evidence stronger than the tagger's guess: a kind noun beside it ("the game
     # Stardew Valley") or the verb that took it ("I'm reading Dune"); corrects earlier mentions
     typed: bool = False
+    # a name given to what an earlier turn spoke of ("Her name is Miso" after "I adopted a
+    # cat"): the gender its pronoun said ("female", "male") or "any"; the resolver binds it to
+    # the session's latest unnamed pet or person by role (extraction/naming.py)
+    naming: str | None = None
 
 
 @dataclass(frozen=True)
@@ -109,6 +115,9 @@ class Extraction:
     # a message that asks about several things at once, as one message per part ("which came
     # first, A or B?" → "which came first, A?", "which came first, B?"; extraction/parts.py)
     parts: tuple[str, ...] = ()
+    # facts the text says stopped holding ("I quit the club", "we broke up"): `dst` is "*" for
+    # any (extraction/endings.py)
+    endings: list[Relation] = field(default_factory=list)
 
     def keys(self) -> list[str]:
         return [m.key for m in self.mentions]

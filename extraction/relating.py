@@ -23,6 +23,8 @@ from extraction.clause import (
 )
 from extraction.kinds import (
     EVENT,
+    PLACE,
+    QUANTITY_HEADS,
     idiom,
     in_range,
     kind_of,
@@ -46,8 +48,14 @@ def subjects_of(state: DocState, verb: Token) -> list[str]:
 
 
 def is_place(state: DocState, token: Token) -> bool:
+    """A place by its name's type, or a noun for a kind of place or venue ("the gym", "a new
+    bakery"): going there is a visit, not attending anything."""
     key = state.key_of(token) or ""
-    return key.startswith("place:") or head_lemma(token) in PLACE_NOUNS
+    return (
+        key.startswith("place:")
+        or head_lemma(token) in PLACE_NOUNS
+        or (not key and kind_of(token, None) == PLACE)
+    )
 
 
 def is_named_place(state: DocState, token: Token) -> bool:
@@ -69,7 +77,7 @@ def relate(
     role: str | None = None,
     people: bool = False,
 ) -> None:
-    for obj in objects:
+    for obj in [o for given in objects for o in _counted(given)]:
         _implied_type(state, rel, obj)
         # judged before the object becomes a topic: a light noun ("a ton", "the top") that states
         # no fact is no topic either
@@ -81,7 +89,21 @@ def relate(
         if rel == "HAS_PET" and not (key.startswith("pet:") or head_lemma(obj) in PET_NOUNS):
             continue
         for subject in subjects:
+            if rel == "HAS_PET" and not key.startswith(("pet:", "ref:")):
+                # "I adopted a cat": the subject's cat, named later or never; not "cat"
+                state.relate(subject, rel, state.pet_reference(subject, obj), role)
+                continue
             state.relate(subject, rel, key, role)
+
+
+def _counted(obj: Token) -> list[Token]:
+    """What a measure or collective noun counts: "a set of spatulas" is spatulas, "a mix of
+    running and swimming" running and swimming, "a cup of coffee" coffee; the head alone names
+    no thing."""
+    if obj.lemma_.lower() not in QUANTITY_HEADS:
+        return [obj]
+    counted = pobjs(obj, {"of"})
+    return counted or [obj]
 
 
 # what the verb's range says an unfamiliar name is: "I work at Zentrix Labs" (the small model: a
@@ -172,7 +194,11 @@ def _stated(rel: str, obj: Token, key: str | None) -> bool:
 
 def plan(state: DocState, subjects: list[str], action: Token, role: str | None = None) -> None:
     """PLANS: the object of the planned action, else the action itself ("want to travel")."""
-    objects = dobjs(action) or pobjs(action, {"to", "in", "at", "on", "for", "into", "with"})
+    # "go with the pasta" chooses it; "travel with luggage", "help with taxes" plan no luggage
+    places = {"to", "in", "at", "on", "for", "into"} | (
+        {"with"} if head_lemma(action) == "go" else set()
+    )
+    objects = dobjs(action) or pobjs(action, places)
     if objects:
         relate(state, subjects, "PLANS", objects, role or head_lemma(action))
     else:

@@ -78,8 +78,11 @@ def topic_label(
     # a chunk the parser ran across a dash or a colon ("Feynman Technique - 20 minutes") is
     # two phrases: the head's is the one after the last such mark
     marks = [t.i for t in tokens if t.i < head.i and _detached_mark(t)]
+    # a chunk that runs across a coordination ("the couscous and roasted vegetables", "self-care
+    # and set boundaries") names two things: the head's is the one after the last conjunction
+    marks += [t.i for t in tokens if t.i < head.i and t.pos_ == "CCONJ"]
     if marks:
-        tokens = [t for t in tokens if t.i > marks[-1]]
+        tokens = [t for t in tokens if t.i > max(marks)]
     kept = [
         t
         for t in tokens
@@ -90,8 +93,8 @@ def topic_label(
         and not t.like_num
         and t.lower_ not in FIRST_PERSON
     ]
-    if head not in kept:
-        return None
+    if head not in kept or len(head.text) < 2:
+        return None  # "a grueling 10K": the unit letter is no thing
     kept = kept[-MAX_TOPIC_WORDS:]
     lemma = head.lemma_.lower() if head.pos_ != "PROPN" else head.text
     if {lemma.lower(), head.lower_} & (GENERIC_NOUNS | CHAT_WORDS):
