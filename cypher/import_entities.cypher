@@ -11,4 +11,5 @@ FOREACH (_ IN CASE WHEN row.type = 'topic' THEN [1] ELSE [] END | SET e:Topic)
 FOREACH (_ IN CASE WHEN row.type = 'pet' THEN [1] ELSE [] END | SET e:Pet)
 FOREACH (_ IN CASE WHEN row.type = 'work' THEN [1] ELSE [] END | SET e:Work)
 FOREACH (_ IN CASE WHEN row.type = 'language' THEN [1] ELSE [] END | SET e:Language)
+FOREACH (_ IN CASE WHEN row.type = 'agent' THEN [1] ELSE [] END | SET e:Agent)
 RETURN count(e) AS count

@@ -1,7 +1,8 @@
 // Merges one entity ($source) into another ($target) of the same user, for a correction by hand
 // (mergeEntities) or when a named person turns out to be an unnamed one ("my husband" → Tom):
 // mentions move (one per memory), typed relations move in both directions (counts summed,
-// evidence joined without repeats, the earliest first_seen and latest last_seen kept), the
+// evidence joined without repeats, the earliest first_seen and latest last_seen kept, history
+// from the latest ending after the last statement: extraction/endings.py), the
 // source's label and aliases become the target's aliases, then the source is deleted and the
 // target's mention count recounted. A relation between the two is dropped, not turned into a
 // loop. Relationship types are literals of the vocabulary (graph/vocabulary.py), chosen by type.
@@ -38,7 +39,8 @@ FOREACH (_ IN CASE WHEN k = 'WORKS_AT' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'WORKS_AS' THEN [1] ELSE [] END |
   MERGE (t)-[x:WORKS_AS]->(o)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -47,7 +49,8 @@ FOREACH (_ IN CASE WHEN k = 'WORKS_AS' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'WORKS_ON' THEN [1] ELSE [] END |
   MERGE (t)-[x:WORKS_ON]->(o)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -56,7 +59,8 @@ FOREACH (_ IN CASE WHEN k = 'WORKS_ON' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'STUDIES' THEN [1] ELSE [] END |
   MERGE (t)-[x:STUDIES]->(o)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -65,7 +69,8 @@ FOREACH (_ IN CASE WHEN k = 'STUDIES' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'LIVES_IN' THEN [1] ELSE [] END |
   MERGE (t)-[x:LIVES_IN]->(o)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -74,7 +79,8 @@ FOREACH (_ IN CASE WHEN k = 'LIVES_IN' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'MOVED_TO' THEN [1] ELSE [] END |
   MERGE (t)-[x:MOVED_TO]->(o)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -83,7 +89,8 @@ FOREACH (_ IN CASE WHEN k = 'MOVED_TO' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'FROM' THEN [1] ELSE [] END |
   MERGE (t)-[x:FROM]->(o)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -92,7 +99,8 @@ FOREACH (_ IN CASE WHEN k = 'FROM' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'VISITED' THEN [1] ELSE [] END |
   MERGE (t)-[x:VISITED]->(o)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -101,7 +109,8 @@ FOREACH (_ IN CASE WHEN k = 'VISITED' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'ATTENDED' THEN [1] ELSE [] END |
   MERGE (t)-[x:ATTENDED]->(o)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -110,7 +119,8 @@ FOREACH (_ IN CASE WHEN k = 'ATTENDED' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'MEMBER_OF' THEN [1] ELSE [] END |
   MERGE (t)-[x:MEMBER_OF]->(o)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -119,7 +129,8 @@ FOREACH (_ IN CASE WHEN k = 'MEMBER_OF' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'VOLUNTEERS_AT' THEN [1] ELSE [] END |
   MERGE (t)-[x:VOLUNTEERS_AT]->(o)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -128,7 +139,8 @@ FOREACH (_ IN CASE WHEN k = 'VOLUNTEERS_AT' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'SUPPORTS' THEN [1] ELSE [] END |
   MERGE (t)-[x:SUPPORTS]->(o)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -137,7 +149,8 @@ FOREACH (_ IN CASE WHEN k = 'SUPPORTS' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'FAMILY_OF' THEN [1] ELSE [] END |
   MERGE (t)-[x:FAMILY_OF]->(o)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -146,7 +159,8 @@ FOREACH (_ IN CASE WHEN k = 'FAMILY_OF' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'PARTNER_OF' THEN [1] ELSE [] END |
   MERGE (t)-[x:PARTNER_OF]->(o)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -155,7 +169,8 @@ FOREACH (_ IN CASE WHEN k = 'PARTNER_OF' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'FRIEND_OF' THEN [1] ELSE [] END |
   MERGE (t)-[x:FRIEND_OF]->(o)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -164,7 +179,8 @@ FOREACH (_ IN CASE WHEN k = 'FRIEND_OF' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'HAS_PET' THEN [1] ELSE [] END |
   MERGE (t)-[x:HAS_PET]->(o)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -173,7 +189,8 @@ FOREACH (_ IN CASE WHEN k = 'HAS_PET' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'OWNS' THEN [1] ELSE [] END |
   MERGE (t)-[x:OWNS]->(o)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -182,7 +199,8 @@ FOREACH (_ IN CASE WHEN k = 'OWNS' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'LIKES' THEN [1] ELSE [] END |
   MERGE (t)-[x:LIKES]->(o)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -191,7 +209,8 @@ FOREACH (_ IN CASE WHEN k = 'LIKES' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'DISLIKES' THEN [1] ELSE [] END |
   MERGE (t)-[x:DISLIKES]->(o)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -200,7 +219,8 @@ FOREACH (_ IN CASE WHEN k = 'DISLIKES' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'PRACTICES' THEN [1] ELSE [] END |
   MERGE (t)-[x:PRACTICES]->(o)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -209,7 +229,8 @@ FOREACH (_ IN CASE WHEN k = 'PRACTICES' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'PLAYS' THEN [1] ELSE [] END |
   MERGE (t)-[x:PLAYS]->(o)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -218,7 +239,8 @@ FOREACH (_ IN CASE WHEN k = 'PLAYS' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'MADE' THEN [1] ELSE [] END |
   MERGE (t)-[x:MADE]->(o)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -227,7 +249,8 @@ FOREACH (_ IN CASE WHEN k = 'MADE' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'READ' THEN [1] ELSE [] END |
   MERGE (t)-[x:READ]->(o)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -236,7 +259,8 @@ FOREACH (_ IN CASE WHEN k = 'READ' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'WATCHED' THEN [1] ELSE [] END |
   MERGE (t)-[x:WATCHED]->(o)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -245,7 +269,8 @@ FOREACH (_ IN CASE WHEN k = 'WATCHED' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'PLANS' THEN [1] ELSE [] END |
   MERGE (t)-[x:PLANS]->(o)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -254,7 +279,8 @@ FOREACH (_ IN CASE WHEN k = 'PLANS' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'RELATED_TO' THEN [1] ELSE [] END |
   MERGE (t)-[x:RELATED_TO]->(o)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -263,7 +289,8 @@ FOREACH (_ IN CASE WHEN k = 'RELATED_TO' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 WITH DISTINCT seq, epoch, s, t, changed
 OPTIONAL MATCH (o:Entity {user_id: $user_id})-[r]->(s)
 WITH seq, epoch, s, t, changed, r, o, CASE WHEN r IS NULL OR o.key = $target THEN '' ELSE type(r) END AS k
@@ -276,7 +303,8 @@ FOREACH (_ IN CASE WHEN k = 'WORKS_AT' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'WORKS_AS' THEN [1] ELSE [] END |
   MERGE (o)-[x:WORKS_AS]->(t)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -285,7 +313,8 @@ FOREACH (_ IN CASE WHEN k = 'WORKS_AS' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'WORKS_ON' THEN [1] ELSE [] END |
   MERGE (o)-[x:WORKS_ON]->(t)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -294,7 +323,8 @@ FOREACH (_ IN CASE WHEN k = 'WORKS_ON' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'STUDIES' THEN [1] ELSE [] END |
   MERGE (o)-[x:STUDIES]->(t)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -303,7 +333,8 @@ FOREACH (_ IN CASE WHEN k = 'STUDIES' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'LIVES_IN' THEN [1] ELSE [] END |
   MERGE (o)-[x:LIVES_IN]->(t)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -312,7 +343,8 @@ FOREACH (_ IN CASE WHEN k = 'LIVES_IN' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'MOVED_TO' THEN [1] ELSE [] END |
   MERGE (o)-[x:MOVED_TO]->(t)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -321,7 +353,8 @@ FOREACH (_ IN CASE WHEN k = 'MOVED_TO' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'FROM' THEN [1] ELSE [] END |
   MERGE (o)-[x:FROM]->(t)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -330,7 +363,8 @@ FOREACH (_ IN CASE WHEN k = 'FROM' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'VISITED' THEN [1] ELSE [] END |
   MERGE (o)-[x:VISITED]->(t)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -339,7 +373,8 @@ FOREACH (_ IN CASE WHEN k = 'VISITED' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'ATTENDED' THEN [1] ELSE [] END |
   MERGE (o)-[x:ATTENDED]->(t)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -348,7 +383,8 @@ FOREACH (_ IN CASE WHEN k = 'ATTENDED' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'MEMBER_OF' THEN [1] ELSE [] END |
   MERGE (o)-[x:MEMBER_OF]->(t)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -357,7 +393,8 @@ FOREACH (_ IN CASE WHEN k = 'MEMBER_OF' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'VOLUNTEERS_AT' THEN [1] ELSE [] END |
   MERGE (o)-[x:VOLUNTEERS_AT]->(t)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -366,7 +403,8 @@ FOREACH (_ IN CASE WHEN k = 'VOLUNTEERS_AT' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'SUPPORTS' THEN [1] ELSE [] END |
   MERGE (o)-[x:SUPPORTS]->(t)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -375,7 +413,8 @@ FOREACH (_ IN CASE WHEN k = 'SUPPORTS' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'FAMILY_OF' THEN [1] ELSE [] END |
   MERGE (o)-[x:FAMILY_OF]->(t)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -384,7 +423,8 @@ FOREACH (_ IN CASE WHEN k = 'FAMILY_OF' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'PARTNER_OF' THEN [1] ELSE [] END |
   MERGE (o)-[x:PARTNER_OF]->(t)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -393,7 +433,8 @@ FOREACH (_ IN CASE WHEN k = 'PARTNER_OF' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'FRIEND_OF' THEN [1] ELSE [] END |
   MERGE (o)-[x:FRIEND_OF]->(t)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -402,7 +443,8 @@ FOREACH (_ IN CASE WHEN k = 'FRIEND_OF' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'HAS_PET' THEN [1] ELSE [] END |
   MERGE (o)-[x:HAS_PET]->(t)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -411,7 +453,8 @@ FOREACH (_ IN CASE WHEN k = 'HAS_PET' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'OWNS' THEN [1] ELSE [] END |
   MERGE (o)-[x:OWNS]->(t)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -420,7 +463,8 @@ FOREACH (_ IN CASE WHEN k = 'OWNS' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'LIKES' THEN [1] ELSE [] END |
   MERGE (o)-[x:LIKES]->(t)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -429,7 +473,8 @@ FOREACH (_ IN CASE WHEN k = 'LIKES' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'DISLIKES' THEN [1] ELSE [] END |
   MERGE (o)-[x:DISLIKES]->(t)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -438,7 +483,8 @@ FOREACH (_ IN CASE WHEN k = 'DISLIKES' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'PRACTICES' THEN [1] ELSE [] END |
   MERGE (o)-[x:PRACTICES]->(t)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -447,7 +493,8 @@ FOREACH (_ IN CASE WHEN k = 'PRACTICES' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'PLAYS' THEN [1] ELSE [] END |
   MERGE (o)-[x:PLAYS]->(t)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -456,7 +503,8 @@ FOREACH (_ IN CASE WHEN k = 'PLAYS' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'MADE' THEN [1] ELSE [] END |
   MERGE (o)-[x:MADE]->(t)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -465,7 +513,8 @@ FOREACH (_ IN CASE WHEN k = 'MADE' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'READ' THEN [1] ELSE [] END |
   MERGE (o)-[x:READ]->(t)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -474,7 +523,8 @@ FOREACH (_ IN CASE WHEN k = 'READ' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'WATCHED' THEN [1] ELSE [] END |
   MERGE (o)-[x:WATCHED]->(t)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -483,7 +533,8 @@ FOREACH (_ IN CASE WHEN k = 'WATCHED' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'PLANS' THEN [1] ELSE [] END |
   MERGE (o)-[x:PLANS]->(t)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -492,7 +543,8 @@ FOREACH (_ IN CASE WHEN k = 'PLANS' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 FOREACH (_ IN CASE WHEN k = 'RELATED_TO' THEN [1] ELSE [] END |
   MERGE (o)-[x:RELATED_TO]->(t)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen,
@@ -501,7 +553,8 @@ FOREACH (_ IN CASE WHEN k = 'RELATED_TO' THEN [1] ELSE [] END |
     x.evidence = x.evidence + [v IN r.evidence WHERE NOT v IN x.evidence],
     x.first_seen = CASE WHEN r.first_seen < x.first_seen THEN r.first_seen ELSE x.first_seen END,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(x.role, r.role))
+    x.role = coalesce(x.role, r.role),
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR r.ended_at > x.ended_at THEN r.ended_at ELSE x.ended_at END)
 WITH DISTINCT seq, epoch, s, t, changed
 // -- entity --
 SET t.aliases = coalesce(t.aliases, []) +

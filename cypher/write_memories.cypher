@@ -49,6 +49,7 @@ FOREACH (_ IN CASE WHEN x IS NULL THEN [] ELSE [1] END |
   FOREACH (_ IN CASE WHEN x.type = 'pet' THEN [1] ELSE [] END | SET e:Pet)
   FOREACH (_ IN CASE WHEN x.type = 'work' THEN [1] ELSE [] END | SET e:Work)
   FOREACH (_ IN CASE WHEN x.type = 'language' THEN [1] ELSE [] END | SET e:Language)
+  FOREACH (_ IN CASE WHEN x.type = 'agent' THEN [1] ELSE [] END | SET e:Agent)
 )
 WITH seq, epoch, created, count(*) AS _entities
 UNWIND CASE WHEN size($mentions) = 0 THEN [null] ELSE $mentions END AS me
@@ -92,169 +93,207 @@ FOREACH (_ IN CASE WHEN t = 'WORKS_AT' THEN [1] ELSE [] END |
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(r.role, x.role))
+    x.role = coalesce(r.role, x.role),
+    x.valid_to = CASE WHEN x.ended_at IS NOT NULL AND r.last_seen > x.ended_at THEN null ELSE x.valid_to END)
 FOREACH (_ IN CASE WHEN t = 'WORKS_AS' THEN [1] ELSE [] END |
   MERGE (a)-[x:WORKS_AS]->(b)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(r.role, x.role))
+    x.role = coalesce(r.role, x.role),
+    x.valid_to = CASE WHEN x.ended_at IS NOT NULL AND r.last_seen > x.ended_at THEN null ELSE x.valid_to END)
 FOREACH (_ IN CASE WHEN t = 'WORKS_ON' THEN [1] ELSE [] END |
   MERGE (a)-[x:WORKS_ON]->(b)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(r.role, x.role))
+    x.role = coalesce(r.role, x.role),
+    x.valid_to = CASE WHEN x.ended_at IS NOT NULL AND r.last_seen > x.ended_at THEN null ELSE x.valid_to END)
 FOREACH (_ IN CASE WHEN t = 'STUDIES' THEN [1] ELSE [] END |
   MERGE (a)-[x:STUDIES]->(b)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(r.role, x.role))
+    x.role = coalesce(r.role, x.role),
+    x.valid_to = CASE WHEN x.ended_at IS NOT NULL AND r.last_seen > x.ended_at THEN null ELSE x.valid_to END)
 FOREACH (_ IN CASE WHEN t = 'LIVES_IN' THEN [1] ELSE [] END |
   MERGE (a)-[x:LIVES_IN]->(b)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(r.role, x.role))
+    x.role = coalesce(r.role, x.role),
+    x.valid_to = CASE WHEN x.ended_at IS NOT NULL AND r.last_seen > x.ended_at THEN null ELSE x.valid_to END)
 FOREACH (_ IN CASE WHEN t = 'MOVED_TO' THEN [1] ELSE [] END |
   MERGE (a)-[x:MOVED_TO]->(b)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(r.role, x.role))
+    x.role = coalesce(r.role, x.role),
+    x.valid_to = CASE WHEN x.ended_at IS NOT NULL AND r.last_seen > x.ended_at THEN null ELSE x.valid_to END)
 FOREACH (_ IN CASE WHEN t = 'FROM' THEN [1] ELSE [] END |
   MERGE (a)-[x:FROM]->(b)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(r.role, x.role))
+    x.role = coalesce(r.role, x.role),
+    x.valid_to = CASE WHEN x.ended_at IS NOT NULL AND r.last_seen > x.ended_at THEN null ELSE x.valid_to END)
 FOREACH (_ IN CASE WHEN t = 'VISITED' THEN [1] ELSE [] END |
   MERGE (a)-[x:VISITED]->(b)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(r.role, x.role))
+    x.role = coalesce(r.role, x.role),
+    x.valid_to = CASE WHEN x.ended_at IS NOT NULL AND r.last_seen > x.ended_at THEN null ELSE x.valid_to END)
 FOREACH (_ IN CASE WHEN t = 'ATTENDED' THEN [1] ELSE [] END |
   MERGE (a)-[x:ATTENDED]->(b)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(r.role, x.role))
+    x.role = coalesce(r.role, x.role),
+    x.valid_to = CASE WHEN x.ended_at IS NOT NULL AND r.last_seen > x.ended_at THEN null ELSE x.valid_to END)
 FOREACH (_ IN CASE WHEN t = 'MEMBER_OF' THEN [1] ELSE [] END |
   MERGE (a)-[x:MEMBER_OF]->(b)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(r.role, x.role))
+    x.role = coalesce(r.role, x.role),
+    x.valid_to = CASE WHEN x.ended_at IS NOT NULL AND r.last_seen > x.ended_at THEN null ELSE x.valid_to END)
 FOREACH (_ IN CASE WHEN t = 'VOLUNTEERS_AT' THEN [1] ELSE [] END |
   MERGE (a)-[x:VOLUNTEERS_AT]->(b)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(r.role, x.role))
+    x.role = coalesce(r.role, x.role),
+    x.valid_to = CASE WHEN x.ended_at IS NOT NULL AND r.last_seen > x.ended_at THEN null ELSE x.valid_to END)
 FOREACH (_ IN CASE WHEN t = 'SUPPORTS' THEN [1] ELSE [] END |
   MERGE (a)-[x:SUPPORTS]->(b)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(r.role, x.role))
+    x.role = coalesce(r.role, x.role),
+    x.valid_to = CASE WHEN x.ended_at IS NOT NULL AND r.last_seen > x.ended_at THEN null ELSE x.valid_to END)
 FOREACH (_ IN CASE WHEN t = 'FAMILY_OF' THEN [1] ELSE [] END |
   MERGE (a)-[x:FAMILY_OF]->(b)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(r.role, x.role))
+    x.role = coalesce(r.role, x.role),
+    x.valid_to = CASE WHEN x.ended_at IS NOT NULL AND r.last_seen > x.ended_at THEN null ELSE x.valid_to END)
 FOREACH (_ IN CASE WHEN t = 'PARTNER_OF' THEN [1] ELSE [] END |
   MERGE (a)-[x:PARTNER_OF]->(b)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(r.role, x.role))
+    x.role = coalesce(r.role, x.role),
+    x.valid_to = CASE WHEN x.ended_at IS NOT NULL AND r.last_seen > x.ended_at THEN null ELSE x.valid_to END)
 FOREACH (_ IN CASE WHEN t = 'FRIEND_OF' THEN [1] ELSE [] END |
   MERGE (a)-[x:FRIEND_OF]->(b)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(r.role, x.role))
+    x.role = coalesce(r.role, x.role),
+    x.valid_to = CASE WHEN x.ended_at IS NOT NULL AND r.last_seen > x.ended_at THEN null ELSE x.valid_to END)
 FOREACH (_ IN CASE WHEN t = 'HAS_PET' THEN [1] ELSE [] END |
   MERGE (a)-[x:HAS_PET]->(b)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(r.role, x.role))
+    x.role = coalesce(r.role, x.role),
+    x.valid_to = CASE WHEN x.ended_at IS NOT NULL AND r.last_seen > x.ended_at THEN null ELSE x.valid_to END)
 FOREACH (_ IN CASE WHEN t = 'OWNS' THEN [1] ELSE [] END |
   MERGE (a)-[x:OWNS]->(b)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(r.role, x.role))
+    x.role = coalesce(r.role, x.role),
+    x.valid_to = CASE WHEN x.ended_at IS NOT NULL AND r.last_seen > x.ended_at THEN null ELSE x.valid_to END)
 FOREACH (_ IN CASE WHEN t = 'LIKES' THEN [1] ELSE [] END |
   MERGE (a)-[x:LIKES]->(b)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(r.role, x.role))
+    x.role = coalesce(r.role, x.role),
+    x.valid_to = CASE WHEN x.ended_at IS NOT NULL AND r.last_seen > x.ended_at THEN null ELSE x.valid_to END)
 FOREACH (_ IN CASE WHEN t = 'DISLIKES' THEN [1] ELSE [] END |
   MERGE (a)-[x:DISLIKES]->(b)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(r.role, x.role))
+    x.role = coalesce(r.role, x.role),
+    x.valid_to = CASE WHEN x.ended_at IS NOT NULL AND r.last_seen > x.ended_at THEN null ELSE x.valid_to END)
 FOREACH (_ IN CASE WHEN t = 'PRACTICES' THEN [1] ELSE [] END |
   MERGE (a)-[x:PRACTICES]->(b)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(r.role, x.role))
+    x.role = coalesce(r.role, x.role),
+    x.valid_to = CASE WHEN x.ended_at IS NOT NULL AND r.last_seen > x.ended_at THEN null ELSE x.valid_to END)
 FOREACH (_ IN CASE WHEN t = 'PLAYS' THEN [1] ELSE [] END |
   MERGE (a)-[x:PLAYS]->(b)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(r.role, x.role))
+    x.role = coalesce(r.role, x.role),
+    x.valid_to = CASE WHEN x.ended_at IS NOT NULL AND r.last_seen > x.ended_at THEN null ELSE x.valid_to END)
 FOREACH (_ IN CASE WHEN t = 'MADE' THEN [1] ELSE [] END |
   MERGE (a)-[x:MADE]->(b)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(r.role, x.role))
+    x.role = coalesce(r.role, x.role),
+    x.valid_to = CASE WHEN x.ended_at IS NOT NULL AND r.last_seen > x.ended_at THEN null ELSE x.valid_to END)
 FOREACH (_ IN CASE WHEN t = 'READ' THEN [1] ELSE [] END |
   MERGE (a)-[x:READ]->(b)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(r.role, x.role))
+    x.role = coalesce(r.role, x.role),
+    x.valid_to = CASE WHEN x.ended_at IS NOT NULL AND r.last_seen > x.ended_at THEN null ELSE x.valid_to END)
 FOREACH (_ IN CASE WHEN t = 'WATCHED' THEN [1] ELSE [] END |
   MERGE (a)-[x:WATCHED]->(b)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(r.role, x.role))
+    x.role = coalesce(r.role, x.role),
+    x.valid_to = CASE WHEN x.ended_at IS NOT NULL AND r.last_seen > x.ended_at THEN null ELSE x.valid_to END)
 FOREACH (_ IN CASE WHEN t = 'PLANS' THEN [1] ELSE [] END |
   MERGE (a)-[x:PLANS]->(b)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(r.role, x.role))
+    x.role = coalesce(r.role, x.role),
+    x.valid_to = CASE WHEN x.ended_at IS NOT NULL AND r.last_seen > x.ended_at THEN null ELSE x.valid_to END)
 FOREACH (_ IN CASE WHEN t = 'RELATED_TO' THEN [1] ELSE [] END |
   MERGE (a)-[x:RELATED_TO]->(b)
   ON CREATE SET x.user_id = $user_id, x.count = 0, x.strong = 0, x.evidence = [], x.first_seen = r.first_seen
   SET x.count = x.count + r.count, x.strong = x.strong + r.strong, x.evidence = x.evidence + r.evidence,
     x.last_seen = CASE WHEN r.last_seen > x.last_seen OR x.last_seen IS NULL THEN r.last_seen ELSE x.last_seen END,
-    x.role = coalesce(r.role, x.role))
+    x.role = coalesce(r.role, x.role),
+    x.valid_to = CASE WHEN x.ended_at IS NOT NULL AND r.last_seen > x.ended_at THEN null ELSE x.valid_to END)
 WITH seq, epoch, created, count(*) AS _relations
+// Changes of mind (extraction/endings.py): a fact a memory says stopped holding ("I quit the
+// club", "we broke up", a dislike after a liking, a plan done) is history from the memory's time,
+// if it was stated before it; ended_at keeps the earliest ending after its last statement.
+UNWIND CASE WHEN size($endings) = 0 THEN [null] ELSE $endings END AS en
+OPTIONAL MATCH (a:Entity {user_id: $user_id, key: en.src})-[x]->(b:Entity {user_id: $user_id})
+WHERE type(x) = en.type AND (en.dst IS NULL OR b.key = en.dst) AND x.last_seen < en.at
+FOREACH (_ IN CASE WHEN x IS NULL THEN [] ELSE [1] END |
+  SET x.ended_at = CASE WHEN x.ended_at IS NULL OR x.ended_at < x.last_seen OR en.at < x.ended_at
+      THEN en.at ELSE x.ended_at END,
+    x.valid_to = CASE WHEN x.valid_to IS NULL OR en.at < x.valid_to THEN en.at ELSE x.valid_to END)
+WITH seq, epoch, created, count(*) AS _endings
 // One value at a time (graph/vocabulary.py SINGLE_VALUED): for each source this batch states such
 // a fact of, per group, a relation is valid from its first_seen until another value of the group
 // is stated after its last_seen (that value's first_seen, or its last_seen when the two were
-// stated in turns); the newest value has no valid_to. Recomputed from the relations alone, so a
-// batch that arrives out of event order still leaves the right history.
+// stated in turns), or until it was ended after its last statement (ended_at); the newest value
+// has no valid_to. Recomputed from the relations alone, so a batch that arrives out of event
+// order still leaves the right history.
 OPTIONAL MATCH (a:Entity {user_id: $user_id})-[x]->(:Entity {user_id: $user_id})
 WHERE a.key IN $single_valued_sources AND type(x) IN $single_valued_types
 WITH seq, epoch, created, a, [g IN $single_valued_groups WHERE type(x) IN g][0] AS g, collect(x) AS xs
 FOREACH (x IN xs |
   SET x.valid_from = x.first_seen,
-    x.valid_to = reduce(v = null, y IN xs |
+    x.valid_to = reduce(v = CASE WHEN x.ended_at > x.last_seen THEN x.ended_at ELSE null END, y IN xs |
       CASE WHEN y.last_seen > x.last_seen AND (v IS NULL OR
           (CASE WHEN y.first_seen > x.last_seen THEN y.first_seen ELSE y.last_seen END) < v)
         THEN (CASE WHEN y.first_seen > x.last_seen THEN y.first_seen ELSE y.last_seen END)

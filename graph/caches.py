@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+from extraction.keys import is_agent_voice
 from extraction.protocols import TextEmbedder
 from extraction.resolver import Resolver
 from graph.background import Background
@@ -53,16 +54,6 @@ FACTS_RETRY_SECONDS = 10.0
 PER_USER = 4096
 
 Neighbours = tuple[dict[str, tuple[str | None, str | None]], dict[MemoryId, MemoryFacts]]
-
-
-# the names chat APIs give the agent's own turns (OpenAI's and Anthropic's message roles, and
-# the usual labels of a bot): what an agent says is not who the memory is about, so such a speaker
-# is never the user's main speaker nor the default asker of a context call
-AGENT_VOICES = frozenset({"assistant", "system", "ai", "bot", "agent", "tool", "model"})
-
-
-def is_agent_voice(speaker: str) -> bool:
-    return speaker.strip().casefold() in AGENT_VOICES
 
 
 Copy = TypeVar("Copy", UserFacts, UserRelations)

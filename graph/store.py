@@ -34,7 +34,7 @@ from graph.records import (
     ViewFilter,
 )
 from graph.tally import count_statement
-from graph.vocabulary import SINGLE_VALUED, SINGLE_VALUED_TYPES
+from graph.vocabulary import DOMAINS, SINGLE_VALUED, SINGLE_VALUED_TYPES
 from graph.write.rows import BatchRows
 
 STATEMENTS = {
@@ -73,6 +73,8 @@ STATEMENTS = {
     "end_session",
     "cache_window_summary",
     "recent_sessions",
+    "session_before",
+    "facts_outside_domain",
     "speaker_turns",
     "list_memory_vectors",
     "get_memory_embeddings",
@@ -461,6 +463,18 @@ class Store:
     def recent_sessions(self, user_id: str) -> list[str]:
         """The ids of the user's two most recent sessions, newest first."""
         return [str(row["id"]) for row in self._run("recent_sessions", user_id=user_id)]
+
+    def facts_outside_domain(self, user_id: str) -> list[tuple[str, str, str]]:
+        """The user's typed facts whose subject its relation's domain does not accept: none,
+        unless something other than the write path put them there."""
+        domains = [{"type": t, "subjects": sorted(s)} for t, s in sorted(DOMAINS.items())]
+        rows = self._run("facts_outside_domain", user_id=user_id, domains=domains)
+        return [(str(r["source"]), str(r["type"]), str(r["target"])) for r in rows]
+
+    def session_before(self, user_id: str, as_of: float, exclude: str | None) -> str | None:
+        """The id of the user's last session said by `as_of`, other than `exclude`."""
+        rows = self._run("session_before", user_id=user_id, as_of=as_of, exclude=exclude)
+        return str(rows[0]["id"]) if rows else None
 
     def speaker_turns(self, user_id: str) -> dict[str, int]:
         rows = self._run("speaker_turns", user_id=user_id)

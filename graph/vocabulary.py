@@ -23,6 +23,7 @@ ENTITY_LABELS: dict[str, str] = {
     "pet": "Pet",
     "work": "Work",  # a title: a book, film, show, song, game
     "language": "Language",  # a natural or programming language
+    "agent": "Agent",  # the assistant the user talks to: a voice of the memories, no person
 }
 
 # relation type -> (what it means, an example said by "Alice", the (subject, object) it yields;

@@ -314,11 +314,14 @@ class WritePipeline:
                 marks.append(merge.mark)
                 changed.update(merge.changed)
         caches.patch_facts(user_id, lambda held: _wrote(held, rows, merges))
+        ended = rows.endings
         caches.relations_changed(
             user_id,
-            pairs=[(r.src, r.dst) for r in rows.relations],
+            pairs=[(r.src, r.dst) for r in rows.relations]
+            + [(e.src, e.dst) for e in ended if e.dst is not None],
             sources=rows.single_valued_sources,
-            around=[key for pair in merges for key in pair],
+            around=[key for pair in merges for key in pair]
+            + [e.src for e in ended if e.dst is None],
         )
         caches.spoke(user_id, [s for m in memories if (s := m.speaker) and m.kind == "turn"])
         # counts in the cached catalogue follow the write

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from extraction.model import KnownEntity
+from extraction.model import ANY, KnownEntity
 from extraction.resolver import Resolution
 from extraction.when import event_interval
 from graph.validation import DEFAULT_IMPORTANCE, MAX_IMPORTANCE, NewMemory
@@ -87,6 +87,17 @@ class RelationRow:
 
 
 @dataclass(frozen=True)
+class EndingRow:
+    """A fact a memory says stopped holding ("I quit the club"): every `type` relation from `src`
+    to `dst` (None: to anyone) stated before `at` is history from `at` on."""
+
+    src: str
+    type: str
+    dst: str | None
+    at: float
+
+
+@dataclass(frozen=True)
 class NextRow:
     """One link of a session's chain of turns: `before` is followed by `after`."""
 
@@ -128,6 +139,8 @@ class BatchRows:
     repeated: tuple[RepeatRow, ...]
     # sources whose one-value-at-a-time facts this batch states: their validity is recomputed
     single_valued_sources: tuple[str, ...]
+    # facts the batch's memories say stopped holding (extraction/endings.py)
+    endings: tuple[EndingRow, ...] = ()
 
     def params(self) -> dict[str, Any]:
         """The statement's parameters: lists of maps (tuples become lists; the engines' clients
@@ -142,6 +155,7 @@ class BatchRows:
             "in_session": [asdict(r) for r in self.in_session],
             "repeated": [asdict(r) for r in self.repeated],
             "single_valued_sources": list(self.single_valued_sources),
+            "endings": [asdict(r) for r in self.endings],
         }
 
 
@@ -213,6 +227,11 @@ def build_rows(
         ),
         single_valued_sources=tuple(
             sorted({r.src for r in relations if r.type in SINGLE_VALUED_TYPES})
+        ),
+        endings=tuple(
+            EndingRow(e.src, e.type, None if e.dst == ANY else e.dst, when)
+            for w, when in zip(written, occurred, strict=True)
+            for e in w.resolution.extraction.endings
         ),
     )
 
