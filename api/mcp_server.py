@@ -35,7 +35,7 @@ from graph.limits import DEFAULT_MAX_MEMORIES, MAX_MEMORIES, MAX_PAGE, Limits, c
 from graph.profile.view import knowledge_index, profile_dict, read_profile
 from graph.recall.config import DEFAULT_PROFILE, preset
 from graph.recall.retrieval import ContextRequest, ContextResult, retrieve
-from graph.records import EntityRecord, MemoryRecord
+from graph.records import EntityRecord, MemoryRecord, card_order
 from graph.service import MemoryService
 from graph.write import sessions
 
@@ -414,7 +414,7 @@ async def _card(service: MemoryService, user: str, record: EntityRecord) -> dict
                 "current": r.current,
                 "evidence_ids": list(r.evidence[::-1]),
             }
-            for r in record.relations
+            for r in card_order(record.key, record.relations)
         ],
         "recent_memories": [_memory(m) for m in memories.get(record.key, [])],
     }

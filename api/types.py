@@ -18,7 +18,7 @@ from graph.limits import MAX_PAGE, check_range
 from graph.recall.config import WEIGHT_NAMES
 from graph.recall.retrieval import ContextResult
 from graph.recall.retrieval import ScoredMemory as ScoredRecord
-from graph.records import MAX_EVIDENCE, EntityRecord, MemoryRecord
+from graph.records import MAX_EVIDENCE, EntityRecord, MemoryRecord, card_order
 from graph.validation import NewMemory
 from graph.write.sessions import SessionSummary as SummaryRecord
 from graph.write.stored import Stored
@@ -107,9 +107,9 @@ class EntityCard:
                     evidence_ids=list(r.evidence),
                     user_id=user_id,
                 )
-                # current facts first, then history, newest superseded first (a stable sort keeps
-                # the store's strongest-first order within each)
-                for r in sorted(record.relations, key=lambda r: (not r.current, -(r.valid_to or 0)))
+                # stated facts first, then encouragement, co-mentions and history (newest
+                # superseded first), the store's strongest-first order within each
+                for r in card_order(record.key, record.relations)
             ],
         )
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -133,6 +133,38 @@ class RelationRecord:
     def current(self) -> bool:
         """False once a newer value superseded it."""
         return self.valid_to is None
+
+
+# the order in which a card presents its relations, by tier before strength: what was stated of
+# the entity first; then encouragement between two people ("you've got this": true, and said
+# often, but it says little about either); then co-mentions (whatever was named beside it); then
+# history (values a newer one superseded). An agent reading a card learns the stated facts before
+# anything else, however often the rest was said. The store reads a card's strongest relations
+# (count first) as retrieval expands through them; the presenters order what it read.
+STATED, ENCOURAGED, CO_MENTIONED, SUPERSEDED = 0, 1, 2, 3
+
+
+def card_tier(rel_type: str, this: str, other: str, valid_to: float | None) -> int:
+    """The tier of a relation of type `rel_type` between the entity `this` and `other` (keys)."""
+    if valid_to is not None:
+        return SUPERSEDED
+    if rel_type == "RELATED_TO":
+        return CO_MENTIONED
+    if rel_type == "SUPPORTS" and this.startswith("person:") and other.startswith("person:"):
+        return ENCOURAGED
+    return STATED
+
+
+def card_order(key: str, relations: Sequence[RelationRecord]) -> list[RelationRecord]:
+    """The relations of the card of `key` as it is presented: by tier, then as read (strongest
+    first); history newest first."""
+    return sorted(
+        relations,
+        key=lambda r: (
+            card_tier(r.type, key, r.target, r.valid_to),
+            -(r.valid_to or 0.0),
+        ),
+    )
 
 
 @dataclass(frozen=True)

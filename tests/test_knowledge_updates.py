@@ -118,8 +118,11 @@ def test_context_prefers_the_current_value_now_and_the_old_one_for_the_past(api:
     assert now.index(lisbon) < now.index(boston) if boston in now else lisbon in now
     assert ranked("Where did I live before I moved?")[0] == boston
     assert ranked("Where did I live before Lisbon?")[0] == boston
-    # the card in the block marks history as such
+    # the card shows the current home; history only when the message asks about the past, and
+    # then marked as such
     block = api.ok(ASK, user=user, message="Where do I live these days?")["context"]
+    assert "LIVES_IN→ Lisbon" in block["text"] and "LIVES_IN→ Boston" not in block["text"]
+    block = api.ok(ASK, user=user, message="Where did I live before Lisbon?")["context"]
     assert "LIVES_IN→ Boston (until 2023-06-01)" in block["text"]
 
 
@@ -177,3 +180,52 @@ def test_a_merge_brings_a_newer_value_and_supersedes_the_old_one(api: Api) -> No
     homes = {h["target"]["key"]: h for h in _homes(api, user)}
     assert homes["place:lisbon"]["current"] and not homes["place:boston"]["current"]
     assert homes["place:boston"]["validTo"].startswith("2023-06-01")
+
+
+AS_OF_BLOCK = """query($user: ID!, $message: String!, $asOf: DateTime) {
+  context(userId: $user, message: $message, speaker: "Alice", asOf: $asOf) {
+    text entityCards { key relations { type current target { key } } } } }"""
+END = "mutation($u: ID!, $s: ID!) { endSession(userId: $u, sessionId: $s) { sessionId } }"
+
+
+def test_as_of_applies_to_the_cards_the_user_line_and_the_profile(api: Api) -> None:
+    """Asked as of a moment before the move, the block knows nothing said after it: the card's
+    home is the old one and current then, the new home is on no card, the user line names the
+    last session before that moment, and the profile line folds only the sessions ended by
+    then."""
+    user = "ku-as-of"
+    sessions = [
+        ("s-winter", "2023-01-10T09:00:00Z", "I live in Boston, close to the river."),
+        ("s-winter", "2023-01-10T09:05:00Z", "I work as a nurse at the city hospital."),
+        ("s-summer", "2023-06-01T09:00:00Z", "I moved to Lisbon in May."),
+        ("s-summer", "2023-06-01T09:05:00Z", "I've been learning Portuguese every day."),
+    ]
+    inputs = [
+        {"userId": user, "speaker": "Alice", "text": text, "occurredAt": when, "sessionId": s}
+        for s, when, text in sessions
+    ]
+    api.ok(REMEMBER_MANY, inputs=inputs)
+    for session in ("s-winter", "s-summer"):
+        api.ok(END, u=user, s=session)
+
+    def block(as_of: str | None) -> dict[str, Any]:
+        return dict(
+            api.ok(AS_OF_BLOCK, user=user, message="Where do I live?", asOf=as_of)["context"]
+        )
+
+    now = block(None)
+    then = block("2023-03-01T00:00:00Z")
+    alice_now = next(c for c in now["entityCards"] if c["key"] == "person:alice")
+    alice_then = next(c for c in then["entityCards"] if c["key"] == "person:alice")
+    homes_now = {(r["target"]["key"], r["current"]) for r in alice_now["relations"]}
+    homes_then = {(r["target"]["key"], r["current"]) for r in alice_then["relations"]}
+    assert ("place:lisbon", True) in homes_now and ("place:boston", False) in homes_now
+    assert ("place:boston", True) in homes_then
+    assert not any(key == "place:lisbon" for key, _ in homes_then)
+    assert "last session s-summer" in now["text"]
+    assert "last session s-winter" in then["text"]
+    assert "Lisbon" not in then["text"] and "Portuguese" not in then["text"]
+    profile_now = next(line for line in now["text"].splitlines() if line.startswith("[PROFILE]"))
+    profile_then = next(line for line in then["text"].splitlines() if line.startswith("[PROFILE]"))
+    assert "Portuguese" in profile_now and "nurse" in profile_then
+    assert "2023-06-01" not in then["text"]  # nor when Alice was last seen after it

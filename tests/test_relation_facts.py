@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from graph.records import card_order
 from graph.relation_facts import Capped, UserRelations
 from graph.service import MemoryService
 from tests.conftest import Api, held_facts
@@ -129,6 +130,28 @@ def test_a_card_keeps_the_strongest_then_every_cued_one_newest_evidence_last() -
     ]
     assert card[1].evidence == ("m2", "m3")
     assert held.card("person:none", 5, [], 5) == ()
+
+
+def test_a_card_presents_encouragement_co_mentions_and_history_after_the_stated_facts() -> None:
+    """The tiers of graph/records.py `card_order`, whatever the counts: an agent reads a card
+    from its start; the store's strongest-first order holds within a tier."""
+    held = UserRelations.load(
+        [
+            _row("person:a", "SUPPORTS", "person:b", 9, 9.0, "m1"),
+            _row("person:a", "RELATED_TO", "place:y", 9, 9.0, "m2"),
+            {**_row("person:a", "LIVES_IN", "place:x", 9, 9.0, "m3"), "valid_to": 9.5},
+            _row("person:a", "SUPPORTS", "topic:cause", 1, 1.0, "m4"),
+            _row("person:a", "LIVES_IN", "place:z", 1, 1.0, "m5"),
+        ]
+    )
+    card = card_order("person:a", held.card("person:a", 10, [], 1))
+    assert [(r.type, r.target) for r in card] == [
+        ("LIVES_IN", "place:z"),
+        ("SUPPORTS", "topic:cause"),  # a cause supported is a stated fact
+        ("SUPPORTS", "person:b"),  # encouragement between two people
+        ("RELATED_TO", "place:y"),
+        ("LIVES_IN", "place:x"),  # superseded
+    ]
 
 
 def test_replace_takes_exactly_what_the_read_back_covers() -> None:

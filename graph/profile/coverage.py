@@ -22,7 +22,8 @@ Gaps, ranked by kind, then by weight, at most `GAPS_PER_KIND` of each kind:
     UNNAMED_PERSON  a person known only by role ("Melanie's husband"), most mentioned first
     UNTIMED_FACT    an event-like fact (visited, moved, attended, joined, made, …) whose memories
                     name no time, most restated first
-    THIN_CATEGORY   a fact group with fewer than 2 entries
+    THIN_CATEGORY   a fact group the memory holds nothing of (a gap never asks for what the graph
+                    holds: a pet, a workplace, a date already stated)
 """
 
 from __future__ import annotations
@@ -151,10 +152,12 @@ def build(rows: Rows, now: float | None = None) -> Index:
     categories = [_group(name, fields, by_type) for name, fields in FACT_GROUPS.items()]
     categories += [_kind(name, of_kind.get(kind, [])) for name, kind in ENTITY_CATEGORIES.items()]
     gaps = _open(rows.threads) + _unnamed(rows.entities) + _untimed(rows.relations, timed)
+    # a category the memory holds something of is no gap to ask about: "Do you have any pets?"
+    # of a user whose dog the graph knows asks what it knows
     gaps += [
-        Gap("THIN_CATEGORY", f"{c.name}: {c.entry_count} entries", QUESTIONS[c.name])
+        Gap("THIN_CATEGORY", f"{c.name}: nothing known yet", QUESTIONS[c.name])
         for c in categories
-        if c.name in FACT_GROUPS and c.entry_count < 2
+        if c.name in FACT_GROUPS and c.entry_count == 0
     ][:GAPS_PER_KIND]
     return Index(
         total_entries=len(rows.memories),

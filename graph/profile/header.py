@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 from zoneinfo import ZoneInfo
 
+from graph.profile import rules
 from graph.profile.store import Header
+from graph.profile.tally import SessionTally
 from graph.service import MemoryService
 
 PROFILE_ITEMS = 3  # expertise areas on the [PROFILE] line
@@ -60,6 +62,35 @@ def profile_parts(name: str, head: Header) -> tuple[str, ...]:
     return tuple(parts)
 
 
+def header_as_of(
+    service: MemoryService, user_id: str, name: str, head: Header, as_of: float
+) -> Header:
+    """The profile head as it stood at `as_of`: the tallies of the sessions and days ended by
+    then, folded as the stored profile is (graph/profile/rules.py), so that a block asked as of
+    a past moment knows nothing said after it. Costs one small JSON tally per ended session;
+    read only when the stored profile folds a later turn."""
+    stored = service.store.profiles.tallies(user_id) + service.store.profiles.day_tallies(user_id)
+    tallies = [
+        tally
+        for s in stored
+        if s.tally is not None
+        and (tally := SessionTally.from_json(s.tally)) is not None
+        and tally.ended <= as_of
+    ]
+    turns = service.store.profiles.area_turns(user_id, rules.areas(tallies)) if tallies else {}
+    then = next((p for p in rules.build(tallies, turns) if p.speaker == name), None)
+    if then is None:
+        return Header(timezone=head.timezone, preferred_name=head.preferred_name)
+    return Header(
+        timezone=head.timezone,
+        preferred_name=head.preferred_name,
+        relationship_stage=then.relationship_stage,
+        style=then.style,
+        items=tuple((i.area, i.depth) for i in then.expertise[:PROFILE_ITEMS]),
+        last_active_at=then.last_active_at,
+    )
+
+
 def header_lines(
     service: MemoryService,
     user_id: str,
@@ -69,11 +100,17 @@ def header_lines(
 ) -> HeaderLines:
     name = speaker or service.caches.main_speaker(user_id)
     head = service.store.profiles.header(user_id, name, PROFILE_ITEMS)
+    if name and head.last_active_at is not None and head.last_active_at > as_of:
+        head = header_as_of(service, user_id, name, head, as_of)
     user_line = f"[USER] {user_id}" + (f" — {name}" if name else "")
     if head.preferred_name and head.preferred_name != name:
         user_line += f", called {head.preferred_name}"
     last_id = service.caches.last_session_id(user_id, session_id)
     last = service.store.session(user_id, last_id) if last_id is not None else None
+    if last is not None and last.last_turn_at is not None and last.last_turn_at > as_of:
+        # asked as of a past moment: the last session by then, never one that came after
+        last_id = service.store.session_before(user_id, as_of, session_id)
+        last = service.store.session(user_id, last_id) if last_id is not None else None
     if last is not None and last.last_turn_at is not None:
         user_line += (
             f"; last session {last.id} {_ago(max(0, int((as_of - last.last_turn_at) // _DAY)))}"

@@ -38,6 +38,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from extraction.keys import is_agent_voice
 from graph.profile.tally import SessionTally, SpeakerTally
 
 DEPTHS = ("surface", "moderate", "expert")
@@ -149,6 +150,8 @@ def build(
     sums: dict[str, _Sum] = {}
     for tally in sorted(tallies, key=lambda t: (t.started, t.session_id)):
         for speaker, counted in sorted(tally.speakers.items()):
+            if is_agent_voice(speaker):
+                continue  # the assistant the user talks to is no person the memory knows
             sums.setdefault(speaker, _Sum()).add(tally, counted)
     for speaker, total in sums.items():
         total.mentions = (turns or {}).get(speaker, {})

@@ -70,6 +70,9 @@ class Header:
     relationship_stage: str | None = None
     style: Style | None = None
     items: tuple[tuple[str, str], ...] = ()  # (area, depth)
+    # when the speaker last spoke in what the stored profile folds: a block asked as of an
+    # earlier moment folds the tallies of that moment instead (graph/profile/header.py)
+    last_active_at: float | None = None
 
 
 class ProfileStore:
@@ -170,6 +173,7 @@ class ProfileStore:
                 for i in row.get("items") or ()
                 if i and i.get("area") is not None
             ),
+            last_active_at=row.get("last_active_at"),
         )
 
     def set_settings(

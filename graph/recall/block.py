@@ -14,7 +14,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from graph.records import EntityRecord, MemoryRecord
+from graph.records import (
+    CO_MENTIONED,
+    ENCOURAGED,
+    STATED,
+    SUPERSEDED,
+    EntityRecord,
+    MemoryRecord,
+    RelationRecord,
+    card_tier,
+)
 
 _TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 
@@ -38,21 +47,39 @@ def day(timestamp: float | None) -> str:
     return datetime.fromtimestamp(timestamp, tz=UTC).strftime("%Y-%m-%d")
 
 
-def card_line(card: EntityRecord, labels: Mapping[str, str], max_relations: int) -> str:
-    """One card: current facts first, then history marked with when it stopped holding
-    ("LIVES_IN→ Boston (until 2023-05-02)")."""
+# co-mentions a card line shows at most, after the stated facts: whatever was named beside the
+# entity says little, and an agent reads the line from its start
+CO_MENTIONS_SHOWN = 2
+# superseded values a card line shows when the message asks about the past
+HISTORY_SHOWN = 2
+
+
+def card_line(
+    card: EntityRecord, labels: Mapping[str, str], max_relations: int, history: bool = False
+) -> str:
+    """One card: what was stated of the entity first (current facts, strongest first, then
+    encouragement between two people), then at most `CO_MENTIONS_SHOWN` co-mentions; superseded
+    values only when the message asks about the past (`history`), after the current facts and
+    marked with when they stopped holding ("LIVES_IN→ Boston (until 2023-05-02)"), or when
+    they are all the card holds."""
+    tiers: dict[int, list[RelationRecord]] = {}
+    for rel in card.relations:  # in card order: tier, then strongest first
+        tiers.setdefault(card_tier(rel.type, card.key, rel.target, rel.valid_to), []).append(rel)
+    stated = [*tiers.get(STATED, []), *tiers.get(ENCOURAGED, [])]
+    # a card whose facts are all history shows them: "Boston — LIVES_IN← Alice (until …)"
+    past = tiers.get(SUPERSEDED, [])[:HISTORY_SHOWN] if history or not stated else []
+    stated = stated[: max(max_relations - len(past), 0)]
+    room = max(max_relations - len(stated) - len(past), 0)
+    shown = [*stated, *past, *tiers.get(CO_MENTIONED, [])[: min(room, CO_MENTIONS_SHOWN)]]
     parts = []
-    ordered = sorted(card.relations, key=lambda r: not r.current)  # stable: strongest first
-    for rel in ordered[:max_relations]:
+    for rel in shown:
         arrow = "→" if rel.direction == "out" else "←"
         role = f" ({rel.role})" if rel.role else ""
         until = "" if rel.current else f" (until {day(rel.valid_to)})"
         parts.append(f"{rel.type}{arrow} {labels.get(rel.target, rel.target)}{role}{until}")
     relations = "; ".join(parts) if parts else "no relations yet"
-    return (
-        f"- {card.label} ({card.type}) — {relations}; "
-        f"{card.mention_count} mentions; last seen {day(card.last_seen)}"
-    )
+    seen = f"; last seen {day(card.last_seen)}" if card.last_seen is not None else ""
+    return f"- {card.label} ({card.type}) — {relations}; {card.mention_count} mentions{seen}"
 
 
 def memory_line(memory: MemoryRecord) -> str:
@@ -108,6 +135,8 @@ class BlockParts:
     window: Window | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
     relations_shown: int = 4
+    # the message asks about the past ("where did I live before?"): cards show superseded values
+    history: bool = False
     # [NOTE] lines (a message that gives one person's fact to another), after the user line
     notes: Sequence[str] = ()
     # no memory reached the relevance floor: [RELEVANT MEMORIES] says so
@@ -138,7 +167,9 @@ class _Draft:
         profile = [f"{PROFILE_HEADER} " + "; ".join(self.profile)] if self.profile else []
         sections = ["\n".join([parts.time_line, parts.user_line, *profile, *self.notes])]
         if self.cards:
-            lines = [card_line(c, parts.labels, parts.relations_shown) for c in self.cards]
+            lines = [
+                card_line(c, parts.labels, parts.relations_shown, parts.history) for c in self.cards
+            ]
             sections.append("\n".join([CARDS_HEADER, *lines]))
         if self.memories:
             lines = [memory_line(r.memory) for r in self.memories]

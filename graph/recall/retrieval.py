@@ -45,7 +45,8 @@ from graph.recall.config import RetrievalConfig
 from graph.recall.lookup import Lookup, look_up, read_cards
 from graph.recall.request import ContextRequest, check_request
 from graph.recall.scoring import Fusion
-from graph.recall.stages import Scored, Scorer, card_keys, hubs, rank, select
+from graph.recall.stages import Scored, Scorer, card_keys, cards_as_of, hubs, rank, select
+from graph.recall.tense import Focus, focus
 from graph.recall.window import turn_window
 from graph.records import EntityRecord, MemoryFacts, MemoryRecord
 from graph.service import MemoryService
@@ -152,7 +153,7 @@ def _retrieve(
         config.session_spread,
     )
     laps.lap("assess")
-    return _compose(service, request, header, found, window, top, episodes, assessment)
+    return _compose(service, request, as_of, header, found, window, top, episodes, assessment)
 
 
 def _rank(
@@ -236,6 +237,7 @@ def _fusion(candidates: Candidates, config: RetrievalConfig) -> Fusion:
 def _compose(
     service: MemoryService,
     request: ContextRequest,
+    as_of: float,
     header: _Header,
     found: Lookup,
     window: Window | None,
@@ -250,7 +252,7 @@ def _compose(
     laps.lap("records")
     shown_top = [s.shown(records[s.memory.id]) for s in top if s.memory.id in records]
     shown_episodes = [s.shown(records[s.memory.id]) for s in episodes if s.memory.id in records]
-    cards = _cards(service, request, found)
+    cards = _cards(service, request, found, as_of)
     laps.lap("cards")
     targets = {rel.target for card in cards for rel in card.relations}
     known = found.resolver.entities
@@ -266,6 +268,7 @@ def _compose(
         window=window,
         labels=labels,
         relations_shown=config.card_relations_shown,
+        history=focus(request.message) is Focus.PAST,
         notes=notes,
         nothing_relevant=not shown_top,
         profile=header.profile,
@@ -292,8 +295,11 @@ def _compose(
     )
 
 
-def _cards(service: MemoryService, request: ContextRequest, found: Lookup) -> list[EntityRecord]:
-    """Seeds' cards (read by the lookup) first, then expanded entities' (hubs display only)."""
+def _cards(
+    service: MemoryService, request: ContextRequest, found: Lookup, as_of: float
+) -> list[EntityRecord]:
+    """Seeds' cards (read by the lookup) first, then expanded entities' (hubs display only), as
+    they stood at `as_of`."""
     config = request.config
     keys = card_keys(found.seeds, found.expanded, config.max_cards)
     cards_by_key = dict(found.cards)
@@ -304,7 +310,8 @@ def _cards(service: MemoryService, request: ContextRequest, found: Lookup) -> li
             service, request.user_id, missing, config.card_relations, found.seeds.cues, bare=bare
         )
     )
-    return [cards_by_key[k] for k in keys if k in cards_by_key]
+    cards = [cards_by_key[k] for k in keys if k in cards_by_key]
+    return cards_as_of(cards, as_of + config.clock_skew_hours * 3600.0)
 
 
 def _header(service: MemoryService, request: ContextRequest, as_of: float) -> _Header:

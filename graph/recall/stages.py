@@ -437,3 +437,25 @@ def same_voice(a: MemoryFacts, b: MemoryFacts) -> bool:
 def card_keys(seeds: Seeds, expanded: Mapping[str, str], max_cards: int) -> list[str]:
     """Seeds first, then expanded entities."""
     return [*seeds.keys, *expanded][:max_cards]
+
+
+def cards_as_of(cards: Iterable[EntityRecord], latest: float) -> list[EntityRecord]:
+    """The cards as they stood at `latest` (a block asked as of a past moment, with the clocks'
+    skew): an entity first named after it has no card, a fact first stated after it is not on
+    its card, and a value superseded only after it was current then ("where did Ana live?" asked
+    before her move: Boston, not Lisbon); when the entity was last seen is not told when that
+    was after it."""
+    out = []
+    for card in cards:
+        if card.first_seen is not None and card.first_seen > latest:
+            continue
+        relations = tuple(
+            replace(rel, valid_to=None)
+            if rel.valid_to is not None and rel.valid_to > latest
+            else rel
+            for rel in card.relations
+            if rel.first_seen is None or rel.first_seen <= latest
+        )
+        seen = card.last_seen if card.last_seen is None or card.last_seen <= latest else None
+        out.append(replace(card, relations=relations, last_seen=seen))
+    return out
