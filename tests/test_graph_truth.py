@@ -1,0 +1,112 @@
+"""The graph's truth on real text (the shared dev data, read at run time), with the real model and
+the embedded engine: no typed fact whose subject is outside its relation's domain, none about or
+by the agent, and extraction of thousands of real turns without an error."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from datetime import datetime, timedelta
+
+from bench.locomo import DEFAULT_DATA, conversation_files, load
+from extraction.extractor import Extractor
+from extraction.keys import is_agent
+from extraction.kinds import in_domain
+from extraction.resolver import Resolver
+from tests.conftest import Api
+from tests.documents import REMEMBER_MANY
+from tests.shared_data import LME_FILE, real_texts
+
+
+def test_real_turns_extract_without_error_within_the_domains(extractor: Extractor) -> None:
+    """2,000 real turns (LoCoMo's and LongMemEval's, assistant replies among them), read as a
+    user and an assistant would say them, then resolved as one user's history: every typed fact
+    keeps its relation's domain, and no fact has the agent at either end."""
+    texts = real_texts(1000)
+    speakers = ["User" if i % 2 == 0 else "Assistant" for i in range(len(texts))]
+    extractions = extractor.extract_many(list(zip(texts, speakers, strict=True)))
+    resolver = Resolver()
+    resolver.learn_speakers(extractions)
+    typed = 0
+    for i, extraction in enumerate(extractions):
+        for rel in extraction.relations:
+            assert rel.type == "RELATED_TO" or in_domain(rel.type, rel.src), rel
+        settled = resolver.resolve(extraction, f"m{i}", f"s{i // 20}").extraction
+        for rel in settled.relations:
+            assert not is_agent(rel.src) and not is_agent(rel.dst), rel
+            if rel.type != "RELATED_TO":
+                typed += 1
+                assert in_domain(rel.type, rel.src), rel
+                assert speakers[i] == "User", (texts[i][:80], rel)  # an agent states nothing
+    assert typed > 100  # the check ran on real facts, not on an empty graph
+
+
+def test_a_dev_graph_holds_no_fact_outside_its_domain(api: Api) -> None:
+    """One LoCoMo dev conversation and the first sessions of a LongMemEval dev history, through
+    the API: the statement operators run (cypher/facts_outside_domain.cypher) finds nothing."""
+    conversation = load(conversation_files(str(DEFAULT_DATA))[0])
+    inputs = [
+        {
+            "userId": "truth-locomo",
+            "text": t.text,
+            "speaker": t.speaker,
+            "sessionId": t.session,
+            "occurredAt": t.occurred_at,
+        }
+        for t in conversation.turns[:300]
+    ]
+    with gzip.open(LME_FILE, "rt", encoding="utf-8") as handle:
+        first = json.load(handle)[0]
+    sessions = zip(
+        first["haystack_session_ids"],
+        first["haystack_dates"],
+        first["haystack_sessions"],
+        strict=True,
+    )
+    for session, date, turns in list(sessions)[:8]:
+        day, _, clock = date.split(" ")
+        start = datetime.fromisoformat(f"{day.replace('/', '-')}T{clock}:00+00:00")
+        for j, turn in enumerate(turns):
+            inputs.append(
+                {
+                    "userId": "truth-lme",
+                    "text": turn["content"][:4000],
+                    "speaker": "User" if turn["role"] == "user" else "Assistant",
+                    "sessionId": session,
+                    "occurredAt": (start + timedelta(seconds=j)).isoformat(),
+                }
+            )
+    for start in range(0, len(inputs), 100):
+        api.ok(REMEMBER_MANY, inputs=inputs[start : start + 100])
+    store = api.runtime.service.store
+    for user in ("truth-locomo", "truth-lme"):
+        assert store.facts_outside_domain(user) == []
+    agents = [
+        row
+        for row in api.runtime.service.store.executor.run(
+            "export_relations", {"user_id": "truth-lme"}
+        )
+        if is_agent(row["src"]) or is_agent(row["dst"])
+    ]
+    assert agents == []
+
+
+MERGE = """mutation($u: ID!, $s: [String!]!, $into: String!) {
+  mergeEntities(userId: $u, sources: $s, into: $into) { key } }"""
+
+
+def test_the_domain_check_finds_a_fact_a_hand_merge_moved_onto_a_place(api: Api) -> None:
+    """The check is no stub: merged by hand into a place, a person's job becomes a place's, and
+    the statement reports it."""
+    user = "truth-merge"
+    api.ok(
+        REMEMBER_MANY,
+        inputs=[
+            {"userId": user, "speaker": "Dana", "text": "My friend Jordan works at Acme Corp."},
+            {"userId": user, "speaker": "Dana", "text": "I visited Denver last summer."},
+        ],
+    )
+    store = api.runtime.service.store
+    assert store.facts_outside_domain(user) == []
+    api.ok(MERGE, u=user, s=["person:jordan"], into="place:denver")
+    assert ("place:denver", "WORKS_AT", "org:acme_corp") in store.facts_outside_domain(user)
