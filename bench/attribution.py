@@ -106,9 +106,9 @@ def replay(turns: list[Said], extractions: list[Extraction], attribution: bool) 
 
 
 def _speaker_key(name: str) -> str:
-    from extraction.keys import make_key, slug
+    from extraction.keys import speaker_key
 
-    return make_key("person", slug(name)) or ""
+    return speaker_key(name) or ""
 
 
 def main() -> None:

@@ -68,6 +68,7 @@ from labels.sample import (
     fact_labels,
     fact_precision,
     type_accuracy,
+    write_sample,
     write_to_label,
 )
 from locomo import DEFAULT_DATA, Conversation, conversation_files, ingest, load, service
@@ -75,7 +76,7 @@ from longmemeval import DEFAULT_DATA as LME_DATA
 from longmemeval import load as load_lme
 from machine import describe
 
-from extraction.keys import make_key
+from extraction.keys import speaker_key
 from graph.vocabulary import outside_domain
 
 NAMED = {"person", "org", "place", "event", "project"}
@@ -349,7 +350,7 @@ def fact_units(conversation: Conversation, graph: Graph) -> list[FactUnit]:
 
 def entity_units(conversation: Conversation, graph: Graph) -> list[EntityUnit]:
     """One unit per entity label, the speakers excluded, with its first three mentions."""
-    speakers = {make_key("person", t.speaker) for t in conversation.turns}
+    speakers = {speaker_key(t.speaker) for t in conversation.turns}
     order = {t.dia_id: i for i, t in enumerate(conversation.turns)}
     by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for key, entity in graph.entities.items():
@@ -533,6 +534,9 @@ def main() -> None:
         "--to-label", type=Path, help="write the sampled units still unlabelled here (JSONL)"
     )
     parser.add_argument(
+        "--sample", type=Path, help="write every sampled unit with its label here (JSONL)"
+    )
+    parser.add_argument(
         "--unsupported", type=Path, help="write the typed facts the strict proxy misses (JSONL)"
     )
     args = parser.parse_args()
@@ -582,6 +586,15 @@ def main() -> None:
             entity_labels(),
         )
         print(f"\n{written} unlabelled units written to {args.to_label}")
+    if args.sample:
+        written = write_sample(
+            args.sample,
+            [u for facts, _ in to_label for u in facts],
+            [u for _, entities in to_label for u in entities],
+            fact_labels(),
+            entity_labels(),
+        )
+        print(f"\n{written} sampled units written to {args.sample}")
     if args.unsupported:
         with args.unsupported.open("w", encoding="utf-8") as out:
             for user, quality in rows:

@@ -199,6 +199,32 @@ def type_accuracy(sample: list[EntityUnit], labels: dict[tuple[str, ...], dict[s
 # -- export for the labeller -------------------------------------------------------------------
 
 
+def write_sample(
+    path: Path,
+    facts: list[FactUnit],
+    entities: list[EntityUnit],
+    fact_known: dict[tuple[str, ...], dict[str, Any]],
+    entity_known: dict[tuple[str, ...], dict[str, Any]],
+) -> int:
+    """Writes every sampled unit with its label, if any (`labelled`: null when none), to `path`
+    outside the repository: what a person reads to see where the graph goes wrong."""
+    target = _outside(path, "--sample")
+    lines = [{"unit": "fact", **asdict(u), "labelled": fact_known.get(u.key)} for u in facts] + [
+        {"unit": "entity", **asdict(u), "labelled": entity_known.get(u.key)} for u in entities
+    ]
+    target.write_text(
+        "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8"
+    )
+    return len(lines)
+
+
+def _outside(path: Path, option: str) -> Path:
+    target = path.resolve()
+    if target.is_relative_to(REPOSITORY):
+        sys.exit(f"{option} {path}: inside the repository {REPOSITORY}; write it elsewhere")
+    return target
+
+
 def write_to_label(
     path: Path,
     facts: list[FactUnit],
@@ -208,9 +234,7 @@ def write_to_label(
 ) -> int:
     """Writes the unlabelled units, one JSON object a line, to `path` (which must lie outside
     the repository: it holds the dataset's turns); returns how many."""
-    target = path.resolve()
-    if target.is_relative_to(REPOSITORY):
-        sys.exit(f"--to-label {path}: inside the repository {REPOSITORY}; write it elsewhere")
+    target = _outside(path, "--to-label")
     lines = [{"unit": "fact", **asdict(u)} for u in facts if u.key not in fact_known] + [
         {"unit": "entity", **asdict(u)} for u in entities if u.key not in entity_known
     ]
