@@ -151,16 +151,21 @@ UNREALISED = {
     "attempt",
     "look",  # "looking to buy a house"
 }
+# of these, only the infinitive is unrealised: "trying to fix it", "looking to buy a house"; not
+# "it looks amazing", "I tried it and loved it"
+XCOMP_ONLY = {"try", "attempt", "look"}
 # the links from a clause up to the verb it completes or modifies; a relative clause describes a
 # noun in its own time ("the bag I took to the gym last week") and is none
 _COMPLEMENTS = {"xcomp", "ccomp", "advcl", "conj", "pcomp", "prep", "pobj"}
 
 
-def is_unrealised(verb: Token) -> bool:
+def is_unrealised(verb: Token, within: Span | None = None) -> bool:
     """The verb stands in what someone hopes, wants, needs, considers or tries for, in a going-to
     future, or in a purpose ("buying land to build a cottage"), at any depth: it states nothing
     done. The plan itself is the governing verb's to state (PLANS, see extraction/facts.py).
-    A coordinated clause with a subject of its own ("I hope so, and I loved it") is its own."""
+    A coordinated clause with a subject of its own ("I hope so, and I loved it") is its own, and
+    so is a clause another verb reports ("I wanted to tell you I joined a group": the joining is
+    told); the climb stays `within` the statement (not into "want to see a pic?" after a dash)."""
     token = verb
     for _ in range(8):
         if token.dep_ == "advcl" and any(c.tag_ == "TO" for c in token.children):
@@ -170,13 +175,17 @@ def is_unrealised(verb: Token) -> bool:
         if token.dep_ == "conj" and any(c.dep_ in SUBJECT_DEPS for c in token.children):
             return False
         head = token.head
+        if within is not None and not within.start <= head.i < within.end:
+            return False
         lemma = head.lemma_.lower()
         complement = token.dep_ in {"xcomp", "ccomp", "pcomp", "prep", "pobj"}
         if head.pos_ in {"VERB", "AUX"} and complement:
-            if lemma in UNREALISED and (lemma != "try" or token.dep_ == "xcomp"):
+            if lemma in UNREALISED and (lemma not in XCOMP_ONLY or token.dep_ == "xcomp"):
                 return True
             if lemma == "go" and head.tag_ == "VBG" and token.dep_ == "xcomp":
                 return True  # "I'm going to start working on it"
+        if token.dep_ == "ccomp":
+            return False  # a clause reported, known or told: stated in its own right
         token = head
     return False
 

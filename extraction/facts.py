@@ -22,7 +22,7 @@ extraction/formulas.py the facts said in other words (encouragement, values, loo
 
 from __future__ import annotations
 
-from spacy.tokens import Token
+from spacy.tokens import Span, Token
 
 from extraction.clause import (
     dobjs,
@@ -120,16 +120,16 @@ def extract_facts(state: DocState) -> None:
             if token.i in state.quoted:
                 continue  # a quoted passage: the speaker repeats it, states none of it
             if token.pos_ in {"VERB", "AUX"}:
-                _verb(state, token)
+                _verb(state, token, said)
             elif token.pos_ == "NOUN" and token.lemma_.lower() in SUPPORT_NOUNS:
                 your_support(state, token)
 
 
-def _verb(state: DocState, verb: Token) -> None:
+def _verb(state: DocState, verb: Token, said: Span | None = None) -> None:
     lemma = head_lemma(verb)
     if (is_hypothetical(verb) and lemma not in LIKE_VERBS) or is_planned(verb):
         return
-    if is_unrealised(verb) and lemma not in LIKE_VERBS | DISLIKE_VERBS:
+    if is_unrealised(verb, said) and lemma not in LIKE_VERBS | DISLIKE_VERBS:
         return  # "I hope to be a student there": the plan is the hoping verb's
     if valued(state, verb) or encouraging(state, verb):
         return

@@ -50,3 +50,8 @@ def given_gender(name: str) -> str | None:
     if male >= RATIO * female:
         return "male"
     return None
+
+
+def is_given_name(word: str) -> bool:
+    """Whether a word is a first name of the lists, of either sex ("Julia", "Ruby", "Crystal")."""
+    return word.lower() in _shares()

@@ -44,7 +44,6 @@ from extraction.lexicon import (
 )
 from extraction.mentions import DocState
 from extraction.relating import (
-    events_among,
     is_named_place,
     is_place,
     object_kind,
@@ -68,8 +67,10 @@ def going_or_working(state: DocState, subjects: list[str], verb: Token, lemma: s
     elif lemma in ORGANIZE_VERBS or (lemma == "put" and particle == "together"):
         if not is_done(verb):
             relate(state, subjects, "PLANS", dobjs(verb), "organize")
-        else:  # "we hosted a get-together": it happened, and the host was there
-            relate(state, subjects, "ATTENDED", events_among(state, dobjs(verb)))
+        else:  # "we hosted a get-together", "organizing a camp last summer was awesome": it
+            # happened, and the host was there
+            hosted = [d for d in dobjs(verb) if object_kind(state, d) in {EVENT, CLASS}]
+            relate(state, subjects, "ATTENDED", hosted)
     elif lemma == "look" and pobjs(verb, {"into"}):
         relate(state, subjects, "PLANS", pobjs(verb, {"into"}), "look into")
     elif lemma in ATTEND_VERBS:

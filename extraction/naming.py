@@ -31,7 +31,14 @@ from __future__ import annotations
 from spacy.tokens import Token
 
 from extraction import names
-from extraction.lexicon import PET_NOUNS, PRONOUN_GENDER, ROLES, WORK_NOUNS
+from extraction.genders import is_given_name
+from extraction.lexicon import (
+    PET_NOUNS,
+    PROGRAMMING_LANGUAGES,
+    PRONOUN_GENDER,
+    ROLES,
+    WORK_NOUNS,
+)
 from extraction.mentions import DocState
 
 NAMING_VERBS = {"call", "name", "nickname", "dub"}
@@ -127,7 +134,7 @@ def type_by_use(state: DocState) -> None:
             continue
         elif _used_as_pet(token):
             state.retype(token, "pet", typed=True)
-        elif _coded_in(token) and names.may_be_language(token):
+        elif (_coded_in(token) or _among_code(token)) and names.may_be_language(token):
             state.retype(token, "language", typed=True)
         elif _beside_occupation(token) and not state.token_key.get(token.i, "").startswith(
             ("person:", "work:", "pet:")
@@ -211,6 +218,44 @@ def _beside_occupation(token: Token) -> bool:
         c.dep_ in {"compound", "appos"} and c.pos_ == "NOUN" and c.lemma_.lower() in PERSON_NOUNS
         for c in token.children
     )
+
+
+# words of writing software: a programming language's name in a sentence with one of them is the
+# language ("I use Python for the backend", "my Java app"), not the snake or the island
+CODE_WORDS = {
+    "code",
+    "coding",
+    "program",
+    "programming",
+    "programmer",
+    "developer",
+    "software",
+    "app",
+    "script",
+    "scripts",
+    "framework",
+    "library",
+    "backend",
+    "frontend",
+    "api",
+    "compiler",
+    "syntax",
+    "bootcamp",
+    "repo",
+    "github",
+}
+
+
+def _among_code(token: Token) -> bool:
+    """A programming language's name (not a given name: "Julia", "Ruby") in a sentence about
+    writing software."""
+    if (
+        token.lower_ not in PROGRAMMING_LANGUAGES
+        or len(token.text) < 2
+        or is_given_name(token.text)
+    ):
+        return False
+    return any(t.lower_ in CODE_WORDS or t.lemma_.lower() in CODE_WORDS for t in token.sent)
 
 
 def _coded_in(token: Token) -> bool:

@@ -192,11 +192,15 @@ def _stated(rel: str, obj: Token, key: str | None) -> bool:
     return not (rel in {"LIKES", "MADE"} and thanks(obj))
 
 
+# verbs of going along with something: what goes "with" them is carried or company, no plan's
+CARRYING = {"travel", "fly", "drive", "move", "come", "bring", "take", "walk", "ride", "carry"}
+
+
 def plan(state: DocState, subjects: list[str], action: Token, role: str | None = None) -> None:
     """PLANS: the object of the planned action, else the action itself ("want to travel")."""
-    # "go with the pasta" chooses it; "travel with luggage", "help with taxes" plan no luggage
+    # "work with bloggers", "go with the pasta" plan them; "travel with luggage" plans no luggage
     places = {"to", "in", "at", "on", "for", "into"} | (
-        {"with"} if head_lemma(action) == "go" else set()
+        set() if head_lemma(action) in CARRYING else {"with"}
     )
     objects = dobjs(action) or pobjs(action, places)
     if objects:

@@ -92,6 +92,7 @@ def topic_label(
         and t.tag_ not in {"JJS", "JJR", "PRP$"}
         and not t.like_num
         and t.lower_ not in FIRST_PERSON
+        and (len(t.text) > 1 or t is head)  # "a 5K charity run": no "k"
     ]
     if head not in kept or len(head.text) < 2:
         return None  # "a grueling 10K": the unit letter is no thing

@@ -50,6 +50,28 @@ CHATS: tuple[Chat, ...] = (
         entities=("place:denver", "place:boston", "person:ana"),
     ),
     Chat(
+        "cousin-and-his-wife",
+        (
+            (
+                (U, "My best friend Nina got engaged!"),
+                (A, "How wonderful! When is the wedding?"),
+                (U, "Next June. Also, my cousin moved to Denver."),
+                (U, "He teaches at a high school there."),
+                (U, "His wife Ana is a nurse."),
+                (U, "My teacher, Mrs. Alvarez, says Denver is lovely."),
+            ),
+        ),
+        facts=("person:user FRIEND_OF person:nina", "person:user FRIEND_OF person:alvarez"),
+        absent=(
+            "place:* * *",
+            "person:nina * *",
+            "* PARTNER_OF person:ana",
+            "person:user WORKS_AT *",
+        ),
+        entities=("person:alvarez", "place:denver"),
+        not_entities=("place:alvarez", "org:alvarez"),
+    ),
+    Chat(
         "cat-named-next-turn",
         (
             (

@@ -203,7 +203,7 @@ def test_a_language_said_later_corrects_the_taggers_guess(extractor: Extractor) 
     guessed, learnt = _talk(
         extractor,
         [
-            ("Dana", "Honestly I think Rust has changed how I code.", "s1"),
+            ("Dana", "Honestly I think Rust has changed how I work.", "s1"),
             ("Dana", "I've been learning Rust for a year now.", "s2"),
         ],
     )
@@ -414,6 +414,8 @@ def test_a_name_given_in_the_next_breath_names_what_was_just_spoken_of(
         ("We walked Charlie in the park and then fed him.", "Charlie", "pet"),
         ("I've been coding in Kotlin all week.", "Kotlin", "language"),
         ("I got a job at a bakery called Flour Power.", "Flour Power", "org"),
+        ("I use Python for the backend of my app.", "Python", "language"),
+        ("We finally saw the singer Lizzo in concert.", "Lizzo", "person"),
     ],
 )
 def test_how_a_name_is_used_types_it(
@@ -440,6 +442,13 @@ def test_a_change_of_mind_ends_the_fact_it_revises(
 ) -> None:
     found = {(e.type, e.dst) for e in extractor.extract(sentence, "Dana").endings}
     assert ended in found, found
+
+
+def test_a_given_name_or_a_snake_is_no_programming_language(extractor: Extractor) -> None:
+    assert _types(extractor, "Julia wrote the script for our app.", "User").get("Julia") != (
+        "language"
+    )
+    assert "language" not in _types(extractor, "I saw a python at the zoo.", "User").values()
 
 
 def test_an_errand_or_a_departure_ends_nothing(extractor: Extractor) -> None:
