@@ -11,6 +11,6 @@ OPTIONAL MATCH (p:Memory {user_id: $user_id})-[:NEXT]->(m)
 RETURN m.id AS id, m.occurred_at AS occurred_at, m.event_start AS event_start,
   m.event_end AS event_end, coalesce(m.kind, 'turn') AS kind,
   m.pinned AS pinned, m.external_id AS external_id, m.session_id AS session_id, entity_keys,
-  speaker_keys,
+  speaker_keys, coalesce(m.topic_candidates, []) AS held_keys,
   p.id AS before
 ORDER BY m.created_at

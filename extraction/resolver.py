@@ -72,6 +72,8 @@ BLOCKED = "?"
 # language's too ("Julia"), which may be anyone's
 _EVIDENCED = {"pet", "work", "language"}
 RECENT_PEOPLE = 12  # people remembered per session for pronouns
+# the types of a name held on memories (not of the noun-chunk topics, which hold no name)
+_HELD_NAMES = ("person", "org", "place", "event", "work", "language", "project", "pet")
 MIN_SHORT_FORM = 3  # "Mel" may stand for Melanie; "Al" is too short to tell
 MIN_CALLED_FORM = 2  # called out to, the listener's "Jo" is Joanna: who else would it be
 # an acronym is 2-6 capitals ("HP", "LOTR"): the initials of a known name of two or more words
@@ -249,6 +251,15 @@ class Resolver:
         if self._most is None:
             self._most = max((e.mention_count for e in self.entities.values()), default=0)
         return self._most
+
+    def held_memories(self, name_slug: str) -> list[str]:
+        """The memories holding a name of `name_slug` that no entity stands for yet (said only by
+        an agent, or only at sentence starts), oldest first: a message naming it finds them,
+        though the graph does not know the name."""
+        found: list[str] = []
+        for entity_type in _HELD_NAMES:
+            found += self.candidates.get(f"{entity_type}:{name_slug}", ())
+        return found
 
     def named(self, name_slug: str) -> list[str]:
         """Keys whose label or an alias slugs to `name_slug`, in the order they were learned."""

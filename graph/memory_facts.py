@@ -111,6 +111,7 @@ class UserFacts:
                     event_end=row.event_end,
                     speaker_keys=tuple(speaking.pop(row.id, [])),
                     session_id=row.session_id,
+                    held_keys=tuple(row.topic_candidates or ()),
                 )
             )
         for memory_id, added in keys.items():  # earlier memories now mentioning a topic

@@ -85,6 +85,9 @@ class MemoryFacts:
     event_end: float | None = None
     speaker_keys: tuple[str, ...] = ()  # of entity_keys, whoever said it
     session_id: str | None = None
+    # keys held on it that no entity stands for yet: names only an agent said (or only at a
+    # sentence start) and topics said once (extraction/resolver.py)
+    held_keys: tuple[str, ...] = ()
 
     def within(self, start: float, end: float) -> bool:
         """Whether the time it speaks of, or else when it was said, falls in [start, end)."""
@@ -105,6 +108,7 @@ class MemoryFacts:
             event_end=row.get("event_end"),
             speaker_keys=tuple(row.get("speaker_keys") or ()),
             session_id=row.get("session_id"),
+            held_keys=tuple(row.get("held_keys") or ()),
         )
 
 

@@ -110,3 +110,40 @@ def test_the_domain_check_finds_a_fact_a_hand_merge_moved_onto_a_place(api: Api)
     assert store.facts_outside_domain(user) == []
     api.ok(MERGE, u=user, s=["person:jordan"], into="place:denver")
     assert ("place:denver", "WORKS_AT", "org:acme_corp") in store.facts_outside_domain(user)
+
+
+ASK = """query($u: ID!, $m: String!) {
+  context(userId: $u, message: $m, speaker: "User", maxMemories: 3) {
+    memories { via memory { id speaker } } entityCards { key } } }"""
+KEYS = "query($u: ID!) { entities(userId: $u, first: 100) { edges { node { key } } } }"
+
+
+def test_a_name_only_the_agent_said_is_no_entity_yet_a_question_naming_it_finds_it(
+    api: Api,
+) -> None:
+    """The assistant's recommendation names a hotel: the graph holds no entity of it (a name
+    only an agent said waits for a person to say it), but asking about it by name finds the
+    turn, and says why."""
+    user = "truth-held"
+    said = api.ok(
+        REMEMBER_MANY,
+        inputs=[
+            {"userId": user, "speaker": "User", "sessionId": "s1", "text": t}
+            if i % 2 == 0
+            else {"userId": user, "speaker": "Assistant", "sessionId": "s1", "text": t}
+            for i, t in enumerate(
+                [
+                    "Where should I stay in Lisbon for a weekend?",
+                    "You could try the Miradouro Palace Hotel in Alfama; the rooftop is lovely.",
+                    "Thanks, I'll think about it.",
+                    "You're welcome! Enjoy your trip.",
+                ]
+            )
+        ],
+    )["rememberMany"]
+    keys = {e["node"]["key"] for e in api.ok(KEYS, u=user)["entities"]["edges"]}
+    assert not any("miradouro" in k for k in keys), keys
+    block = api.ok(ASK, u=user, m="What did you say about the Miradouro Palace Hotel?")["context"]
+    first = block["memories"][0]
+    assert first["memory"]["id"] == said[1]["id"]
+    assert any(v.startswith("named:") for v in first["via"]), first["via"]

@@ -121,7 +121,7 @@ def look_up(service: MemoryService, request: ContextRequest, as_of: float) -> Lo
         expanded=expanded,
         cued=cued,
         lifts=lifts,
-        known=[*cued, *early, *timed],
+        known=[*cued, *early, *timed, *seeds.held],
     )
 
 

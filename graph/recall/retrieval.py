@@ -173,6 +173,7 @@ def _rank(
         expanded=found.expanded,
         cued=found.cued,
         lifts=found.lifts,
+        held=found.seeds.held,
         counts=found.counts,
         max_count=found.resolver.most_mentions,
         lexical=candidates.lexical,

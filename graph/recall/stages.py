@@ -62,16 +62,29 @@ class Seeds:
     # the named people the message is about (a clause's subject), else every person it names
     # (none when it asks what the listener said)
     people: list[str] = field(default_factory=list)
+    # memories holding a name the message says that no entity stands for (an agent's
+    # recommendation the user asks about again) → the name and how many memories hold it
+    held: dict[str, tuple[str, int]] = field(default_factory=dict)
+
+
+# the newest memories read of a name held on them, as an entity's newest memories are
+HELD_READ = 20
 
 
 def find_seeds(extraction: Extraction, resolver: Resolver, message: str) -> Seeds:
     """The message's mentions resolved against the catalogue, then every 3-, 2- and 1-word
-    n-gram of it that names a known entity (lower-case or NER-missed names still count)."""
+    n-gram of it that names a known entity (lower-case or NER-missed names still count); a
+    name of the message no entity stands for finds the memories holding it."""
     keys: list[str] = []
+    held: dict[str, tuple[str, int]] = {}
     for mention in extraction.mentions:
         found = resolver.resolve_key(mention.key)
         if found and found not in keys:
             keys.append(found)
+        elif not found and mention.reference is None and not mention.as_speaker:
+            value = mention.key.partition(":")[2]
+            holding = resolver.held_memories(value)
+            held.update((i, (f"named:{value}", len(holding))) for i in holding[-HELD_READ:])
     words = _WORD.findall(message)
     for size in (3, 2, 1):
         for start in range(len(words) - size + 1):
@@ -84,7 +97,7 @@ def find_seeds(extraction: Extraction, resolver: Resolver, message: str) -> Seed
     # "what did you tell me?" is about the listener's turns: no fallback to the asker
     if not people and not extraction.about_listener:
         people = [k for k in keys if k.startswith("person:")]
-    return Seeds(keys, extraction.cues, people)
+    return Seeds(keys, extraction.cues, people, held)
 
 
 def expand(seeds: Seeds, cards: Mapping[str, EntityRecord], per_seed: int) -> dict[str, str]:
@@ -247,6 +260,9 @@ class Scorer:
     expanded: Mapping[str, str]
     cued: Mapping[str, str]
     lifts: Mapping[str, float]  # cued memory id -> how far its similarity moves toward 1
+    # memories holding a name the message says that no entity stands for → why, and how many
+    # hold it (Seeds.held): linked to it as to an entity, by its frequency
+    held: Mapping[str, tuple[str, int]] = field(default_factory=dict)
     counts: Mapping[str, int]
     max_count: int  # the user's most-mentioned entity's count, the scale of frequency
     lexical: LexicalScores
@@ -283,11 +299,16 @@ class Scorer:
         freq = max(
             (scoring.frequency(self.counts.get(k, 0), self.max_count) for k in linked), default=0.0
         )
+        named = self.held.get(memory_id)
+        if named is not None:
+            freq = max(freq, scoring.frequency(named[1], self.max_count))
         via = [f"entity:{k}" for k in linked if k in self.seeds]
         via += [f"expanded:{k} ({self.expanded[k]})" for k in linked if k in self.expanded]
         via += [f"speaker:{k}" for k in said_by]
         if memory_id in self.cued:
             via.append(self.cued[memory_id])
+        if named is not None:
+            via.append(named[0])
         if memory_id in self.vector_hits:
             via.append("similarity")
         if memory_id in self.lexical_hits:
@@ -429,9 +450,15 @@ def collapse(
 
 
 def same_voice(a: MemoryFacts, b: MemoryFacts) -> bool:
-    """Said by the same speaker about the same entities: an assistant echoing the user's words, or
-    one sentence about two people, says something of its own and is no repeat."""
-    return set(a.speaker_keys) == set(b.speaker_keys) and set(a.entity_keys) == set(b.entity_keys)
+    """Said by the same speaker about the same entities and names: an assistant echoing the
+    user's words, or one sentence about two people, says something of its own and is no repeat.
+    The names an agent said that no entity stands for yet count (`held_keys`): two of its
+    answers naming different chapters are two answers."""
+    return set(a.speaker_keys) == set(b.speaker_keys) and _named(a) == _named(b)
+
+
+def _named(memory: MemoryFacts) -> set[str]:
+    return {*memory.entity_keys, *(k for k in memory.held_keys if not k.startswith("topic:"))}
 
 
 def card_keys(seeds: Seeds, expanded: Mapping[str, str], max_cards: int) -> list[str]:
