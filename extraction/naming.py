@@ -102,7 +102,25 @@ PET_CARE_VERBS = {"walk", "feed", "groom", "bathe", "neuter", "spay", "vaccinate
 # what animals do
 ANIMAL_VERBS = {"bark", "meow", "purr", "wag", "growl", "chirp", "neigh", "hiss", "howl"}
 # what only an animal has: "Charlie's leash", "Miso's litter box"
-ANIMAL_THINGS = {"leash", "collar", "paw", "tail", "fur", "kibble", "crate", "litter", "kennel"}
+ANIMAL_THINGS = {
+    "leash",
+    "collar",
+    "paw",
+    "tail",
+    "fur",
+    "kibble",
+    "crate",
+    "litter",
+    "kennel",
+    "saddle",
+    "bridle",
+    "hoof",
+    "mane",
+    "vet",
+    "vaccination",
+    "groomer",
+    "cage",
+}
 # where one takes an animal
 ANIMAL_PLACES = {"vet", "groomer", "kennel", "shelter"}
 # writing code in a language: "coding in Kotlin", "wrote it in Rust"
@@ -167,8 +185,15 @@ def _used_as_pet(token: Token) -> bool:
         return True
     if token.dep_ == "nsubj" and lemma in ANIMAL_VERBS:
         return True
-    if token.dep_ == "poss" and lemma in ANIMAL_THINGS:
-        return True
+    if token.dep_ == "poss" and (
+        lemma in ANIMAL_THINGS
+        or any(c.dep_ == "compound" and c.lemma_.lower() in ANIMAL_THINGS for c in head.children)
+    ):
+        return True  # "Luna's saddle", "Luna's vet visit"
+    if token.dep_ == "pobj" and head.lower_ == "for" and head.head.pos_ == "NOUN":
+        kinds = [c for c in head.head.children if c.dep_ == "compound"]
+        if any(c.lemma_.lower() in PET_NOUNS for c in kinds):
+            return True  # "horse treats for Luna", "dog food for Max"
     if token.dep_ == "dobj" and lemma in {"take", "bring"}:
         for prep in (c for c in head.children if c.dep_ == "prep" and c.lower_ == "to"):
             if any(o.lemma_.lower() in ANIMAL_PLACES for o in prep.children):

@@ -415,6 +415,8 @@ def test_a_name_given_in_the_next_breath_names_what_was_just_spoken_of(
         ("I've been coding in Kotlin all week.", "Kotlin", "language"),
         ("I got a job at a bakery called Flour Power.", "Flour Power", "org"),
         ("I use Python for the backend of my app.", "Python", "language"),
+        ("I was thinking about Luna's new saddle.", "Luna", "pet"),
+        ("I ordered some horse treats for Luna.", "Luna", "pet"),
         ("We finally saw the singer Lizzo in concert.", "Lizzo", "person"),
     ],
 )
