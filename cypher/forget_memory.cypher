@@ -1,7 +1,7 @@
 // Forgets one memory: removes it from the evidence of the relations it backs, deletes relations and
 // entities left without evidence, recounts the mentions of the entities it touched, closes the gap
-// in its session's NEXT chain, then deletes it. The one-value-at-a-time facts of the entities
-// it touched get their validity recomputed.
+// in its session's NEXT chain, then deletes it. The facts it ended hold again, and the
+// one-value-at-a-time facts of the entities it touched get their validity recomputed.
 MATCH (m:Memory {user_id: $user_id, id: $id})
 // the user's change sequence advances (as in write_memories.cypher) and the forgotten id joins its
 // log of removals, of which the newest $keep_removed are kept: a replica further behind than that
@@ -33,6 +33,14 @@ FOREACH (r IN rels |
     r.strong = CASE WHEN m.pinned OR m.importance >= 3 THEN r.strong - 1 ELSE r.strong END)
 FOREACH (r IN [x IN rels WHERE size(x.evidence) = 0] | DELETE r)
 WITH seq, epoch, m, entities
+// the facts the memory ended (extraction/endings.py: "I quit the club") hold again: forgetting
+// the ending undoes it, as forgetting a newer value does
+UNWIND CASE WHEN size(entities) = 0 THEN [null] ELSE entities END AS a0
+OPTIONAL MATCH (a0)-[z]->(:Entity)
+WHERE z.ended_by = $id
+FOREACH (_ IN CASE WHEN z IS NULL THEN [] ELSE [1] END |
+  SET z.ended_at = null, z.ended_by = null, z.valid_to = null)
+WITH DISTINCT seq, epoch, m, entities
 // the one-value-at-a-time facts of the entities it touched get their validity recomputed, as in
 // write_memories.cypher: forgetting the newer value makes the older one current again
 UNWIND CASE WHEN size(entities) = 0 THEN [null] ELSE entities END AS a
@@ -41,7 +49,7 @@ WHERE type(x) IN $single_valued_types AND size(x.evidence) > 0
 WITH seq, epoch, m, entities, a, [g IN $single_valued_groups WHERE type(x) IN g][0] AS g, collect(x) AS xs
 FOREACH (x IN xs |
   SET x.valid_from = x.first_seen,
-    x.valid_to = reduce(v = null, y IN xs |
+    x.valid_to = reduce(v = CASE WHEN x.ended_at > x.last_seen THEN x.ended_at ELSE null END, y IN xs |
       CASE WHEN y.last_seen > x.last_seen AND (v IS NULL OR
           (CASE WHEN y.first_seen > x.last_seen THEN y.first_seen ELSE y.last_seen END) < v)
         THEN (CASE WHEN y.first_seen > x.last_seen THEN y.first_seen ELSE y.last_seen END)

@@ -273,15 +273,33 @@ FOREACH (_ IN CASE WHEN t = 'RELATED_TO' THEN [1] ELSE [] END |
 WITH seq, epoch, created, count(*) AS _relations
 // Changes of mind (extraction/endings.py): a fact a memory says stopped holding ("I quit the
 // club", "we broke up", a dislike after a liking, a plan done) is history from the memory's time,
-// if it was stated before it; ended_at keeps the earliest ending after its last statement.
+// if it was stated before it; ended_at keeps the earliest ending after its last statement, and
+// ended_by the memory that said it (forgetting that memory undoes the ending).
+// An ending of a known object binds both entities by key first, so the relation is found between
+// them, not among every relation of the subject (the user's thousands); one of any object
+// ("we broke up") reads the subject's relations.
 UNWIND CASE WHEN size($endings) = 0 THEN [null] ELSE $endings END AS en
-OPTIONAL MATCH (a:Entity {user_id: $user_id, key: en.src})-[x]->(b:Entity {user_id: $user_id})
-WHERE type(x) = en.type AND (en.dst IS NULL OR b.key = en.dst) AND x.last_seen < en.at
+OPTIONAL MATCH (a:Entity {user_id: $user_id, key: en.src})
+OPTIONAL MATCH (b:Entity {user_id: $user_id, key: en.dst})
+OPTIONAL MATCH (a)-[x]->(b)
+WHERE type(x) = en.type AND x.last_seen < en.at
 FOREACH (_ IN CASE WHEN x IS NULL THEN [] ELSE [1] END |
-  SET x.ended_at = CASE WHEN x.ended_at IS NULL OR x.ended_at < x.last_seen OR en.at < x.ended_at
+  SET x.ended_by = CASE WHEN x.ended_at IS NULL OR x.ended_at < x.last_seen OR en.at < x.ended_at
+      THEN en.memory_id ELSE x.ended_by END,
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR x.ended_at < x.last_seen OR en.at < x.ended_at
       THEN en.at ELSE x.ended_at END,
     x.valid_to = CASE WHEN x.valid_to IS NULL OR en.at < x.valid_to THEN en.at ELSE x.valid_to END)
 WITH seq, epoch, created, count(*) AS _endings
+UNWIND CASE WHEN size($endings_any) = 0 THEN [null] ELSE $endings_any END AS ea
+OPTIONAL MATCH (a:Entity {user_id: $user_id, key: ea.src})-[x]->(:Entity {user_id: $user_id})
+WHERE type(x) = ea.type AND x.last_seen < ea.at
+FOREACH (_ IN CASE WHEN x IS NULL THEN [] ELSE [1] END |
+  SET x.ended_by = CASE WHEN x.ended_at IS NULL OR x.ended_at < x.last_seen OR ea.at < x.ended_at
+      THEN ea.memory_id ELSE x.ended_by END,
+    x.ended_at = CASE WHEN x.ended_at IS NULL OR x.ended_at < x.last_seen OR ea.at < x.ended_at
+      THEN ea.at ELSE x.ended_at END,
+    x.valid_to = CASE WHEN x.valid_to IS NULL OR ea.at < x.valid_to THEN ea.at ELSE x.valid_to END)
+WITH seq, epoch, created, count(*) AS _endings_any
 // One value at a time (graph/vocabulary.py SINGLE_VALUED): for each source this batch states such
 // a fact of, per group, a relation is valid from its first_seen until another value of the group
 // is stated after its last_seen (that value's first_seen, or its last_seen when the two were

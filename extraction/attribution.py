@@ -21,8 +21,9 @@ graph. Its turns are suggestions, explanations, lists and stories it writes: wha
 no typed fact of anyone ("Madison wrote a song" in a story it tells, "I recommend Lisbon"), and
 no fact has the agent at either end, not even a co-mention: "Thanks for your help!" makes the
 assistant nobody's supporter. Of the assistant turns' typed facts in the LongMemEval dev sample,
-14 of 24 were judged wrong by hand (bench/labels/). The mentions stay, so retrieval still finds
-the turn.
+14 of 24 were judged wrong by hand (bench/labels/). The known entities an agent names stay
+mentioned, and a new name it says is held on the memory (extraction/resolver.py), so retrieval
+still finds the turn.
 
 Not covered, on purpose:
 - people who never speak (a sister, a colleague): everything known of them is what speakers

@@ -110,8 +110,21 @@ def is_done(verb: Token) -> bool:
     if verb.tag_ == "VBG":
         if any(c.lower_ in {"was", "were"} for c in auxiliaries):
             return True
+        if verb.dep_ in {"csubj", "nsubj"} and _a_goal(verb.head):
+            return False  # "running a marathon is my biggest dream": a goal, not an event
         return verb.dep_ in {"csubj", "nsubj", "attr", "pobj", "dobj"} and not auxiliaries
     return False
+
+
+# what a gerund subject may be that is no habit or event: "running a marathon is my dream"
+GOALS = {"dream", "goal", "wish", "plan", "aim", "ambition", "hope", "list", "resolution"}
+
+
+def _a_goal(verb: Token) -> bool:
+    """ "… is my biggest dream", "… is on my bucket list", "… is a goal of mine"."""
+    said = [c for c in verb.children if c.dep_ in {"attr", "acomp"}]
+    said += [o for p in verb.children if p.dep_ == "prep" for o in p.children if o.dep_ == "pobj"]
+    return any(t.lemma_.lower() in GOALS for t in said)
 
 
 def is_planned(verb: Token) -> bool:
@@ -188,6 +201,31 @@ def is_unrealised(verb: Token, within: Span | None = None) -> bool:
             return False  # a clause reported, known or told: stated in its own right
         token = head
     return False
+
+
+# words that say a taste or a habit changed: "I don't like it anymore", "I love it now"
+CHANGE_MARKERS = {"anymore", "now", "nowadays", "lately"}
+
+
+def changed(verb: Token) -> bool:
+    """The clause says its state is new: "anymore", "any more", "no longer", "now", "these
+    days" ("I don't like sushi anymore", "I love hiking now")."""
+    words = [t.lower_ for t in verb.subtree if t.sent == verb.sent]
+    pairs = set(zip(words, words[1:], strict=False))
+    return bool(CHANGE_MARKERS & set(words)) or bool(
+        {("any", "more"), ("no", "longer"), ("these", "days")} & pairs
+    )
+
+
+def used_to(verb: Token) -> bool:
+    """ "I used to love sushi", "she used to live in Seattle": a past habit or state, over."""
+    head = verb.head
+    return (
+        verb.dep_ == "xcomp"
+        and head.lemma_.lower() == "use"
+        and head.tag_ == "VBD"
+        and any(c.tag_ == "TO" for c in verb.children)
+    )
 
 
 def subject_tokens(verb: Token) -> list[Token]:

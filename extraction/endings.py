@@ -9,12 +9,14 @@ words that state no new value:
     "I gave up on the novel." / "… on running" PLANS novel, PRACTICES running end
     "I stopped running last year."             PRACTICES running ends
     "We broke up." / "I broke up with Sam."    PARTNER_OF (Sam, or every partner) ends
-    "I moved out of the flat on Elm Street."   LIVES_IN that place ends
+    "I moved out of my place in Boston."       LIVES_IN Boston ends (the move to a new home
+                                               is a fact of its own)
     "I cancelled the trip to Rome."            PLANS trip ends
 
-and a newer fact ends an older one it contradicts (extraction/mentions.py `relate`): "I don't
-like sushi anymore" ends LIKES sushi, as "I love sushi now" ends DISLIKES sushi; a plan that
-is done ("I finally visited Rome", "I ran the marathon") ends PLANS of the same thing.
+and a newer fact ends an older one it contradicts: a liking said to have changed ("I don't like
+sushi anymore", "I love it now", "I used to love sushi") ends the old one (extraction/facts.py);
+a plan that is done ("I finally visited Rome", "I ran the marathon") ends PLANS of the same thing
+(extraction/mentions.py `relate`), when the doing is no older than the plan.
 
 An ending is a `Relation` whose `dst` may be `ANY`: the write sets `ended_at` on the matching
 relations stated before the text (cypher/write_memories.cypher), which are then history
@@ -36,26 +38,36 @@ QUIT_VERBS = {"quit", "leave", "resign"}
 DROP_VERBS = {"drop", "cancel", "abandon", "scrap", "ditch"}
 
 
+# "I almost quit", "nearly gave up": nothing ended
+_ALMOST = {"almost", "nearly", "never"}
+
+
 def ending(state: DocState, subjects: list[str], verb: Token) -> bool:
-    """Records what the verb says has stopped holding; True when it was such a verb."""
+    """Records what the verb says has stopped holding; True when it was such a verb and says no
+    other fact ("I moved out of Boston to Denver" goes on to its move)."""
     lemma = head_lemma(verb)
     particle = particle_of(verb)
+    if any(c.lower_ in _ALMOST for c in verb.children):
+        return False
     if lemma == "break" and particle == "up":
+        if dobjs(verb):
+            return False  # "I broke up the fight", "broke up the chocolate": no partner
         partners = pobjs(verb, {"with"})
-        _end(state, subjects, "PARTNER_OF", partners or None)
+        end(state, subjects, "PARTNER_OF", partners or None)
     elif lemma == "divorce":
-        _end(state, subjects, "PARTNER_OF", dobjs(verb) or None)
+        end(state, subjects, "PARTNER_OF", dobjs(verb) or None)
     elif lemma == "give" and particle == "up":
         given = dobjs(verb) + pobjs(verb, {"on"}) + gerunds_of(verb)
-        _end(state, subjects, "PLANS", given)
-        _end(state, subjects, "PRACTICES", given)
+        end(state, subjects, "PLANS", given)
+        end(state, subjects, "PRACTICES", given)
     elif lemma == "stop" and gerunds_of(verb):
-        _end(state, subjects, "PRACTICES", gerunds_of(verb))
+        end(state, subjects, "PRACTICES", gerunds_of(verb))
     elif lemma == "move" and (outs := [c for c in verb.children if c.lower_ == "out"]):
-        _end(state, subjects, "LIVES_IN", pobjs(verb, {"of"}) + pobjs(outs[0], {"of"}))
+        end(state, subjects, "LIVES_IN", pobjs(verb, {"of"}) + pobjs(outs[0], {"of"}))
+        return False  # "moved out of Boston to Denver": the move is a fact of its own
     elif lemma in DROP_VERBS:  # "cancelled the trip to Rome": the trip, and Rome
         dropped = dobjs(verb)
-        _end(state, subjects, "PLANS", dropped + [p for d in dropped for p in pobjs(d, {"to"})])
+        end(state, subjects, "PLANS", dropped + [p for d in dropped for p in pobjs(d, {"to"})])
     elif lemma in QUIT_VERBS and (lemma != "leave" or _left_for_good(verb)):
         _quit(state, subjects, verb)
     else:
@@ -64,8 +76,13 @@ def ending(state: DocState, subjects: list[str], verb: Token) -> bool:
 
 
 def _left_for_good(verb: Token) -> bool:
-    """ "I left Acme", "left the band"; not "I left my keys at home", "left for Paris"."""
-    return not pobjs(verb, {"for"}) and any(
+    """ "I left Acme", "left the band"; not "I left my keys at home", "left for Paris", "left my
+    job at 5" (a time: the end of a working day)."""
+    if pobjs(verb, {"for"}) or any(
+        o.like_num or o.ent_type_ in {"TIME", "DATE"} for o in pobjs(verb, {"at"})
+    ):
+        return False
+    return any(
         kind_of(o, None) in {ORG, GROUP} or o.pos_ == "PROPN" or head_lemma(o) in JOB_NOUNS
         for o in dobjs(verb)
     )
@@ -77,15 +94,15 @@ def _quit(state: DocState, subjects: list[str], verb: Token) -> None:
     for obj in dobjs(verb) + gerunds_of(verb):
         if head_lemma(obj) in JOB_NOUNS:
             places = pobjs(obj, {"at", "with", "for"})
-            _end(state, subjects, "WORKS_AT", places or None)
+            end(state, subjects, "WORKS_AT", places or None)
         elif obj.tag_ == "VBG" or kind_of(obj, state.key_of(obj)) in {ACTIVITY, SPORT}:
-            _end(state, subjects, "PRACTICES", [obj])
+            end(state, subjects, "PRACTICES", [obj])
         else:
-            _end(state, subjects, "WORKS_AT", [obj])
-            _end(state, subjects, "MEMBER_OF", [obj])
+            end(state, subjects, "WORKS_AT", [obj])
+            end(state, subjects, "MEMBER_OF", [obj])
 
 
-def _end(state: DocState, subjects: list[str], rel: str, objects: list[Token] | None) -> None:
+def end(state: DocState, subjects: list[str], rel: str, objects: list[Token] | None) -> None:
     """Ends `rel` from each subject to each object (None: to anyone)."""
     if objects is None:
         for subject in subjects:

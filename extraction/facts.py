@@ -25,6 +25,7 @@ from __future__ import annotations
 from spacy.tokens import Span, Token
 
 from extraction.clause import (
+    changed,
     dobjs,
     gerunds_of,
     head_lemma,
@@ -38,9 +39,10 @@ from extraction.clause import (
     particle_of,
     pobjs,
     statement,
+    used_to,
     with_conjuncts,
 )
-from extraction.endings import ending
+from extraction.endings import end, ending
 from extraction.formulas import (
     SUPPORT_NOUNS,
     cheering,
@@ -86,6 +88,7 @@ from extraction.lexicon import (
     VOLUNTEER_VERBS,
     WATCH_VERBS,
     WORK_NOUNS,
+    WORK_VERBS,
 )
 from extraction.mentions import DocState
 from extraction.relating import (
@@ -150,7 +153,16 @@ def _verb(state: DocState, verb: Token, said: Span | None = None) -> None:
             _copula(state, subjects, verb)
         return
     if lemma in LIKE_VERBS or lemma in DISLIKE_VERBS:
-        _liking(state, subjects, verb, dislike=(lemma in DISLIKE_VERBS) != negated)
+        dislike = (lemma in DISLIKE_VERBS) != negated
+        if used_to(verb):  # "I used to love sushi": no longer, and not now
+            _liking(state, subjects, verb, dislike, ended=True)
+            return
+        _liking(state, subjects, verb, dislike)
+        if changed(verb):  # "I don't like sushi anymore", "I love it now": the old one ends
+            _liking(state, subjects, verb, not dislike, ended=True)
+        return
+    if used_to(verb):
+        _used_to(state, subjects, verb, lemma)
         return
     if negated:
         return
@@ -270,27 +282,46 @@ def _owning(state: DocState, subjects: list[str], verb: Token, lemma: str) -> No
             relate(state, subjects, "OWNS", [obj])
 
 
-def _liking(state: DocState, subjects: list[str], verb: Token, dislike: bool) -> None:
+def _used_to(state: DocState, subjects: list[str], verb: Token, lemma: str) -> None:
+    """ "She used to live in Seattle", "I used to work at Acme", "used to play the violin": a
+    fact that held and no longer does — it ends, and is not stated as current."""
+    if lemma == "live":
+        end(state, subjects, "LIVES_IN", pobjs(verb, {"in", "at", "on"}))
+    elif lemma in WORK_VERBS:
+        end(state, subjects, "WORKS_AT", pobjs(verb, {"at", "for"}))
+    elif lemma in PLAY_VERBS:
+        end(state, subjects, "PLAYS", dobjs(verb))
+    elif lemma in PRACTICE_VERBS or lemma in STUDY_VERBS:
+        end(state, subjects, "PRACTICES", dobjs(verb) + gerunds_of(verb))
+
+
+def _liking(
+    state: DocState, subjects: list[str], verb: Token, dislike: bool, ended: bool = False
+) -> None:
+    """LIKES or DISLIKES the verb's objects ("I love to paint", "I love playing guitar": the
+    guitar); with `ended`, that liking stopped holding (a change of mind)."""
     rel = "DISLIKES" if dislike else "LIKES"
     action = infinitive(verb)
     if action is not None:
         if any(c.dep_ == "aux" and c.lower_ in {"would", "'d"} for c in verb.children):
-            plan(state, subjects, action)  # "I'd love to visit Japan"
-        elif dobjs(action):
-            relate(state, subjects, rel, dobjs(action))  # "I love to read novels"
-        else:
-            relate(state, subjects, rel, [action])  # "I love to paint"
+            if not ended:
+                plan(state, subjects, action)  # "I'd love to visit Japan"
+            return
+        objects = dobjs(action) or [action]  # "I love to read novels", "I love to paint"
+    elif is_hypothetical(verb):
         return
-    if is_hypothetical(verb):
-        return
-    objects: list[Token] = []
-    for obj in dobjs(verb) + gerunds_of(verb):
-        if obj.tag_ == "VBG" and dobjs(obj):
-            if obj.lemma_.lower() not in TRYING:
-                objects.extend(dobjs(obj))  # "I love playing guitar" → guitar
-        else:
-            objects.append(obj)
-    relate(state, subjects, rel, objects)
+    else:
+        objects = []
+        for obj in dobjs(verb) + gerunds_of(verb):
+            if obj.tag_ == "VBG" and dobjs(obj):
+                if obj.lemma_.lower() not in TRYING:
+                    objects.extend(dobjs(obj))  # "I love playing guitar" → guitar
+            else:
+                objects.append(obj)
+    if ended:
+        end(state, subjects, rel, objects)
+    else:
+        relate(state, subjects, rel, objects)
 
 
 # verbs whose object a liking of the doing does not like: "I love trying new foods" likes the

@@ -17,9 +17,13 @@ from __future__ import annotations
 
 from functools import lru_cache
 from importlib import resources
+from typing import Any
 
 # how much more often one sex must bear a name than the other for it to say a gender
 RATIO = 10.0
+# the share of people (percent) who bear a name under which it says nothing: a name rare in 1990
+# may be common now, and for the other sex ("Riley" 0.010, "Avery" 0.011 of men then)
+MIN_SHARE = 0.02
 
 
 @lru_cache(maxsize=1)
@@ -37,19 +41,42 @@ def _shares() -> dict[str, tuple[float, float]]:
 
 def given_gender(name: str) -> str | None:
     """ "female" or "male" when the first word of `name` is a given name borne mostly by one
-    sex; None otherwise."""
+    sex, and is no short form of names of both ("Sam" is Samuel's and Samantha's, "Alex"
+    Alexander's and Alexandra's: unknown); None otherwise."""
     words = name.split()
     if not words:
         return None
-    found = _shares().get(words[0].lower())
+    first = words[0].lower()
+    said = _gender_of(first)
+    if said is None:
+        return None
+    forms = {_gender_of(full) for full in _full_forms(first)} - {None}
+    return None if forms - {said} else said
+
+
+def _gender_of(first: str) -> str | None:
+    found = _shares().get(first)
     if found is None:
         return None
     female, male = found
-    if female >= RATIO * male:
+    if female >= RATIO * male and female >= MIN_SHARE:
         return "female"
-    if male >= RATIO * female:
+    if male >= RATIO * female and male >= MIN_SHARE:
         return "male"
     return None
+
+
+@lru_cache(maxsize=4096)
+def _full_forms(first: str) -> frozenset[str]:
+    """The given names a short one stands for, from the `nicknames` package's English table."""
+    return frozenset(n.lower() for n in _namer().canonicals_of(first))
+
+
+@lru_cache(maxsize=1)
+def _namer() -> Any:
+    from nicknames import NickNamer
+
+    return NickNamer()
 
 
 def is_given_name(word: str) -> bool:

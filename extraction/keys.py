@@ -56,7 +56,10 @@ def make_key(entity_type: str, text: str) -> str | None:
 
 
 def is_agent_voice(speaker: str) -> bool:
-    return speaker.strip().casefold() in AGENT_VOICES
+    """A speaker named as the agent's turns are ("assistant", "Assistant", "AI"); "Ai", written
+    as a given name is, is a person."""
+    said = speaker.strip()
+    return said.casefold() in AGENT_VOICES and said != "Ai"
 
 
 def speaker_key(speaker: str) -> str | None:

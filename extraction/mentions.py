@@ -44,12 +44,10 @@ from extraction.topics import (
     topic_label,
 )
 
-# a fact that ends an older one between the same two entities: a dislike ends a liking and back,
-# a thing done ends the plan to do it (extraction/endings.py)
+# a fact that ends an older one between the same two entities: a thing done ends the plan to do
+# it (extraction/endings.py; a liking said to have changed ends the old one in facts.py)
 DONE = ("VISITED", "ATTENDED", "MADE", "MOVED_TO", "READ", "WATCHED", "MEMBER_OF", "OWNS")
 ENDS: dict[str, tuple[str, ...]] = {
-    "LIKES": ("DISLIKES",),
-    "DISLIKES": ("LIKES",),
     **{done: ("PLANS",) for done in DONE},
     "HAS_PET": ("PLANS",),
 }
@@ -57,6 +55,9 @@ ENDS: dict[str, tuple[str, ...]] = {
 # a quotation of more words than this, or with a verb and its subject, is a passage quoted, not a
 # title
 MAX_TITLE_WORDS = 8
+# how common (wordfreq Zipf) every word of a quotation is when it is everyday speech, no title:
+# "good" 6.1, "morning" 5.3, "thanks" 5.5; "Gatsby" 2.9, "pose" 4.1
+EVERYDAY_ZIPF = 5.0
 _QUOTES = {'"': '"', "“": "”", "«": "»"}
 
 
@@ -73,6 +74,15 @@ def quotations(doc: Doc) -> list[Span]:
                 found.append(doc[opened.i + 1 : token.i])
             opened = None
     return found
+
+
+def _everyday(span: Span) -> bool:
+    """A quotation of everyday words only ("Good morning", "Thanks", "See you soon"): words
+    someone said, no title."""
+    words = [t for t in span if t.is_alpha]
+    return all(
+        t.lower_ in CHAT_WORDS or names.zipf(t.lower_) >= names.COMMON_WORD_ZIPF for t in words
+    )
 
 
 def _said(span: Span) -> bool:
@@ -171,7 +181,7 @@ class DocState:
             known = self.relations.get((src, rel, dst))
             if known is None or (attested and not known.attested):
                 self.relations[(src, rel, dst)] = Relation(src, rel, dst, role, attested)
-            for ended in ENDS.get(rel, ()):  # "I don't like sushi anymore", "I visited Rome"
+            for ended in ENDS.get(rel, ()):  # "I finally visited Rome": the plan is done
                 self.end(src, ended, dst)
 
     def end(self, src: str | None, rel: str, dst: str | None) -> None:
@@ -218,7 +228,7 @@ class DocState:
         for span in quotations(self.doc):
             if len(span) > MAX_TITLE_WORDS or _said(span):
                 self.quoted.update(t.i for t in span)
-            elif span[0].text[:1].isupper():
+            elif span[0].text[:1].isupper() and not _everyday(span):
                 self._quoted_title(span)
 
     def _quoted_title(self, span: Span) -> None:

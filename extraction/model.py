@@ -81,8 +81,9 @@ class Mention:
     # Stardew Valley") or the verb that took it ("I'm reading Dune"); corrects earlier mentions
     typed: bool = False
     # a name given to what an earlier turn spoke of ("Her name is Miso" after "I adopted a
-    # cat"): the gender its pronoun said ("female", "male") or "any"; the resolver binds it to
-    # the session's latest unnamed pet or person by role (extraction/naming.py)
+    # cat"): the gender its pronoun said ("female", "male") or "thing" ("it"); the resolver
+    # binds it to the session's latest unnamed pet or person by role that agrees
+    # (extraction/naming.py)
     naming: str | None = None
 
 

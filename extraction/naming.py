@@ -28,7 +28,7 @@ Word lists of general English, never a data set's words.
 
 from __future__ import annotations
 
-from spacy.tokens import Token
+from spacy.tokens import Doc, Token
 
 from extraction import names
 from extraction.genders import is_given_name
@@ -181,8 +181,9 @@ def _speaker_tokens(state: DocState) -> set[int]:
 def _used_as_pet(token: Token) -> bool:
     head = token.head
     lemma = head.lemma_.lower()
-    if token.dep_ == "dobj" and lemma in PET_CARE_VERBS:
-        return True
+    if token.dep_ == "dobj" and lemma in PET_CARE_VERBS and not _walked_home(head):
+        # parents feed and walk children too: a given name needs an animal in the text
+        return not is_given_name(token.text) or _animal_in(token.doc)
     if token.dep_ == "nsubj" and lemma in ANIMAL_VERBS:
         return True
     if token.dep_ == "poss" and (
@@ -283,6 +284,16 @@ def _among_code(token: Token) -> bool:
     return any(t.lower_ in CODE_WORDS or t.lemma_.lower() in CODE_WORDS for t in token.sent)
 
 
+def _walked_home(verb: Token) -> bool:
+    """ "walked Sarah home": someone seen home, not an animal walked."""
+    return any(c.lower_ in {"home", "back", "out"} for c in verb.children)
+
+
+def _animal_in(doc: Doc) -> bool:
+    """Whether the text speaks of an animal: a pet noun or what only an animal has."""
+    return any(t.lemma_.lower() in PET_NOUNS or t.lemma_.lower() in ANIMAL_THINGS for t in doc)
+
+
 def _coded_in(token: Token) -> bool:
     head = token.head
     return (
@@ -297,8 +308,8 @@ def _coded_in(token: Token) -> bool:
 
 
 def _name_noun(state: DocState, token: Token) -> None:
-    """ "her name is Miso", "his name's Rex", "its name was Biscuit"."""
-    owners = [c for c in token.children if c.dep_ == "poss" and c.lower_ in NAMED_PRONOUNS]
+    """ "her name is Miso", "his name's Rex", "its name was Biscuit", "my cat's name is Miso"."""
+    owners = [c for c in token.children if c.dep_ == "poss"]
     if not owners:
         return
     if token.dep_ == "nsubj" and token.head.lemma_ == "be":
@@ -307,8 +318,13 @@ def _name_noun(state: DocState, token: Token) -> None:
         given = [token.head]  # "her name's Coco", parsed as a possessive
     else:
         return
-    if given:
-        _give(state, given[0], owners[0])
+    owner = owners[0]
+    if not given:
+        return
+    if owner.lower_ in NAMED_PRONOUNS and owner.pos_ == "PRON":
+        _give(state, given[0], owner)
+    elif owner.pos_ == "NOUN" and _kind_type(owner, family=True) is not None:
+        _bind(state, given[0], owner, family=True)  # "my cat's name is Miso"
 
 
 def _naming_verb(state: DocState, verb: Token) -> None:
@@ -343,12 +359,15 @@ def _is_name(token: Token) -> bool:
     return token.pos_ == "PROPN" or (token.text[:1].isupper() and token.pos_ == "NOUN")
 
 
-def _kind_type(noun: Token) -> str | None:
-    """The type a name given to this noun takes: a pet noun's a pet, a role noun's a person…"""
+def _kind_type(noun: Token, family: bool = False) -> str | None:
+    """The type a name given to this noun takes: a pet noun's a pet, a role noun's a person (a
+    relative's only when a personal pronoun gave the name: "my daughter … her name is Emma")…"""
     lemma = noun.lemma_.lower()
     if lemma in PET_NOUNS and lemma != "pet":
         return "pet"
     if lemma in ROLES and ROLES[lemma][1] != "family":
+        if ROLES[lemma][0] == "FAMILY_OF" and not family:
+            return None  # "my daughter's school, it's called …": not the daughter's name
         return "person"
     if lemma in WORK_NOUNS:
         return "work"
@@ -359,31 +378,61 @@ def _kind_type(noun: Token) -> str | None:
     return None
 
 
+# what a pronoun may name: "he"/"she" a person or a pet (a family member too: "my daughter …
+# her name is Emma"), "it" a pet or a thing (a shop, a place, a title), "they" nothing one name
+# could name
+_ANIMATE = {"person", "pet"}
+_INANIMATE = {"pet", "org", "place", "work"}
+PLURAL_PRONOUNS = {"they", "them", "their"}
+
+
 def _give(state: DocState, name: Token, pronoun: Token) -> None:
-    """A name given to what a pronoun stands for: the last pet, role or kind noun before it in
-    the text with no person named in between; else (nothing here) a name for the resolver to
-    bind to what the session spoke of."""
-    people = [i for i, key in state.people if not key.startswith("ref:")]
-    for noun in reversed(state.doc[: pronoun.i]):
+    """A name given to what a pronoun stands for: the last noun before it, in this sentence or
+    the one before, that the pronoun agrees with (a person or pet noun for "he"/"she", a pet or a
+    kind of thing for "it"), with no one named in between; else (nothing here) a name for the
+    resolver to bind to what the session spoke of, for "he", "she" or "it" alone."""
+    if pronoun.lower_ in PLURAL_PRONOUNS:
+        return
+    animate = pronoun.lower_ in PRONOUN_GENDER
+    fits = _ANIMATE if animate else _INANIMATE
+    people = [i for i, _ in state.people]  # references too: "my cousin … his wife Ana"
+    earliest = _previous_sentence_start(pronoun)
+    for noun in reversed(state.doc[earliest : pronoun.i]):
         if any(noun.i < i < pronoun.i for i in people):
             break
-        if noun.pos_ in {"NOUN", "PROPN"} and _kind_type(noun) is not None:
-            _bind(state, name, noun, pronoun)
+        kind = _kind_type(noun, family=animate) if noun.pos_ in {"NOUN", "PROPN"} else None
+        if kind in fits:
+            _bind(state, name, noun, pronoun, family=animate)
             return
+        if not animate and noun.pos_ == "NOUN":
+            break  # "a company and an app. It's called Slack": "it" is the app, not the company
+    if any(i < pronoun.i and not key.startswith("ref:") for i, key in state.people):
+        return  # "Uncle Ray … everyone calls him Doc": a name of someone this text names
     key = state.token_key.get(name.i)
-    if key is None:  # "we called him Biscuit": a name the tagger did not see; held unless bound
+    if key is None and animate:  # "we called him Biscuit": a name the tagger did not see
         key = state.add("person", name.text, [name], tentative=True)
     if key is None or state.mentions[key].typed:
         return
-    gender = PRONOUN_GENDER.get(pronoun.lower_) or "any"
-    state.mark_naming(key, gender)
+    state.mark_naming(key, PRONOUN_GENDER.get(pronoun.lower_) or "thing")
     state.rekey(pronoun, key)  # "her" is the one named, not a person of the text
 
 
-def _bind(state: DocState, name: Token, noun: Token, pronoun: Token | None = None) -> None:
+def _previous_sentence_start(token: Token) -> int:
+    """Where the sentence before `token`'s begins (or its own, when it is the first)."""
+    start = token.sent.start
+    return token.doc[start - 1].sent.start if start > 0 else start
+
+
+def _bind(
+    state: DocState,
+    name: Token,
+    noun: Token,
+    pronoun: Token | None = None,
+    family: bool = False,
+) -> None:
     """`name` names `noun`: typed by the noun's kind, standing for it from now on (its
     relations follow); the pronoun that owned the name stands for it too."""
-    entity_type = _kind_type(noun)
+    entity_type = _kind_type(noun, family)
     if entity_type is None:
         return
     before = state.token_key.get(noun.i)

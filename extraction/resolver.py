@@ -620,16 +620,19 @@ class Resolver:
 
     def _naming(self, mention: Mention, session: _Session, out: Resolution) -> str | None:
         """A name given to what an earlier turn spoke of ("Her name is Miso" after "I adopted a
-        cat"): the session's latest unnamed pet or person by role whose gender agrees takes the
-        name, under its own type; the unnamed entity is merged into the named one, so its
-        memories and relations are the name's. None when nothing waits for a name."""
+        cat"): the session's latest unnamed pet or person by role whose gender agrees ("he",
+        "she"), or unnamed pet ("it"), takes the name, under its own type; the unnamed entity is
+        merged into the named one, so its memories and relations are the name's. None when
+        nothing waits for a name."""
         if mention.naming is None:
             return None
         for unnamed in reversed(session.unnamed):
             known = self.entities.get(unnamed)
             if known is None or not known.unnamed or known.plural:
                 continue
-            if mention.naming not in ("any", known.gender or mention.naming):
+            if mention.naming == "thing" and known.type != "pet":
+                continue  # "it's called Headspace" names no boss: only a pet is an "it"
+            if mention.naming != "thing" and mention.naming != (known.gender or mention.naming):
                 continue
             key = make_key(known.type, mention.label)
             if key is None:

@@ -388,6 +388,17 @@ class UserCaches:
         with self._copies_lock:
             held.replace(found, pairs, dict.fromkeys(sources, single), around)
 
+    def may_hold(self, user_id: str, facts: Iterable[tuple[str, str, str | None]]) -> list[bool]:
+        """For each (source, type, target or None), whether the user's graph may hold it: False
+        only when the held relations copy says it does not (an ending of a fact never stated
+        need not be looked for in the graph); True for all when no copy is held."""
+        wanted = list(facts)
+        held = self._held_relations(user_id)
+        if held is None:
+            return [True] * len(wanted)
+        with self._copies_lock:
+            return [held.holds(src, rel_type, dst) for src, rel_type, dst in wanted]
+
     def relations(
         self,
         user_id: str,

@@ -85,8 +85,9 @@ class MemoryFacts:
     event_end: float | None = None
     speaker_keys: tuple[str, ...] = ()  # of entity_keys, whoever said it
     session_id: str | None = None
-    # keys held on it that no entity stands for yet: names only an agent said (or only at a
-    # sentence start) and topics said once (extraction/resolver.py)
+    # keys held on it when it was written, that no entity stood for then: names only an agent
+    # said (or only at a sentence start) and topics said once (extraction/resolver.py); a key
+    # promoted since is also among entity_keys
     held_keys: tuple[str, ...] = ()
 
     def within(self, start: float, end: float) -> bool:

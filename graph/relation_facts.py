@@ -150,6 +150,12 @@ class UserRelations:
             self._top[entity] = held
         return held[:limit]
 
+    def holds(self, source: str, rel_type: str, target: str | None) -> bool:
+        """Whether a `rel_type` relation from `source` to `target` (None: to anyone) is held."""
+        if target is not None:
+            return (source, rel_type, target) in self._rels
+        return bool(self._around.get(source, {}).get(rel_type))
+
     # -- changes ------------------------------------------------------------------------------
 
     def replace(

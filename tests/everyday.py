@@ -361,7 +361,7 @@ CHATS: tuple[Chat, ...] = (
                 (U, "I love spicy food, by the way."),
             ),
             (
-                (U, "I finally visited Kyoto last month!"),
+                (U, "I finally visited Kyoto over the weekend!"),
                 (A, "How was it?"),
                 (U, "Amazing. Oddly, I don't like spicy food anymore."),
             ),

@@ -31,6 +31,7 @@ from api.settings import Settings
 from bench.locomo import DEFAULT_DATA, load
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
+from extraction.keys import ENTITY_TYPES
 from graph.engine import free_port
 from tests.conftest import graph_settings
 from tests.documents import REMEMBER_MANY
@@ -260,7 +261,7 @@ def test_an_analyst_explores_a_conversation(served: Served, browser: Any, tmp_pa
     before = _draws(page)
     page.uncheck("#entity-types input[value=topic]")
     _await_draw(page, before)
-    kept = [t for t in ("person", "place", "org", "project", "event", "pet")]
+    kept = [t for t in ENTITY_TYPES if t != "topic"]  # every type the page offers, but topics
     filtered = served.ask(USER, VIEW, u=USER, k=[seed], et=kept)["neighbourhood"]
     keys_after, _ = _drawn(page)
     assert keys_after == {n["key"] for n in filtered["nodes"]}

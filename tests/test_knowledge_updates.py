@@ -229,3 +229,27 @@ def test_as_of_applies_to_the_cards_the_user_line_and_the_profile(api: Api) -> N
     profile_then = next(line for line in then["text"].splitlines() if line.startswith("[PROFILE]"))
     assert "Portuguese" in profile_now and "nurse" in profile_then
     assert "2023-06-01" not in then["text"]  # nor when Alice was last seen after it
+
+
+def test_an_ending_makes_history_and_forgetting_it_undoes_it(api: Api) -> None:
+    """ "I quit the book club" ends MEMBER_OF (kept, with its evidence, as history); stated again
+    after, it holds again; forgetting the memory that ended it undoes the ending."""
+    user = "ku-ending"
+    joined, quit = _say(
+        api,
+        user,
+        [
+            ("2023-01-10T09:00:00Z", "I joined a book club in January."),
+            ("2023-03-01T09:00:00Z", "I quit the book club, it took too much time."),
+        ],
+    )
+
+    def club() -> dict[str, Any]:
+        card = api.ok(CARD, user=user, key="person:alice")["entity"]
+        return next(r for r in card["relations"] if r["type"] == "MEMBER_OF")
+
+    ended = club()
+    assert ended["current"] is False and ended["validTo"].startswith("2023-03-01")
+    assert [e["id"] for e in ended["evidence"]] == [joined]
+    api.ok(FORGET, user=user, id=quit)
+    assert club()["current"] is True

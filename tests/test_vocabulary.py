@@ -454,5 +454,62 @@ def test_a_given_name_or_a_snake_is_no_programming_language(extractor: Extractor
 
 
 def test_an_errand_or_a_departure_ends_nothing(extractor: Extractor) -> None:
-    for sentence in ("I left my keys at home.", "I left for Paris on Monday."):
+    for sentence in (
+        "I left my keys at home.",
+        "I left for Paris on Monday.",
+        "I left my job at 5 and went home.",
+        "I almost quit the choir.",
+        "I broke up the fight between my kids.",
+        "I don't like the coffee at my office.",  # a dislike of one coffee, no change of taste
+    ):
         assert extractor.extract(sentence, "Dana").endings == [], sentence
+
+
+@pytest.mark.parametrize(
+    ("sentence", "ended", "stated"),
+    [
+        ("I used to love sushi.", ("LIKES", "topic:sushi"), set()),
+        ("She used to live in Seattle.", ("LIVES_IN", "place:seattle"), set()),
+        (
+            "I moved out of Boston to Denver last month.",
+            ("LIVES_IN", "place:boston"),
+            {("MOVED_TO", "place:denver"), ("LIVES_IN", "place:denver")},
+        ),
+    ],
+)
+def test_what_used_to_hold_ends_and_a_move_out_still_moves(
+    extractor: Extractor, sentence: str, ended: tuple[str, str], stated: set[tuple[str, str]]
+) -> None:
+    said = extractor.extract(sentence, "Dana")
+    assert ended in {(e.type, e.dst) for e in said.endings}
+    assert {(r.type, r.dst) for r in said.relations if r.type != "RELATED_TO"} == stated
+
+
+@pytest.mark.parametrize(
+    ("turns", "wrong"),
+    [
+        (["My daughter loves the park near our house. Her name is Emma."], "place:emma"),
+        (["I just started at a new company. It's called Bramble and I love it."], "x"),
+        (["I got a job at a new company and downloaded an app. It's called Slack."], "org:slack"),
+        (["My boss is really mean lately.", "I got an app to cope. It's called Calmly."], "x"),
+        (["Uncle Ray works at a bakery and everyone calls him Doc."], "org:doc"),
+    ],
+)
+def test_a_name_goes_to_what_its_pronoun_can_be(
+    extractor: Extractor, turns: list[str], wrong: str
+) -> None:
+    """ "Her" names a person or a pet, never a park; "it" names no boss; a name for someone this
+    text names is theirs, no one else's."""
+    settled = _talk(extractor, [("Dana", t, "s1") for t in turns])
+    keys = {m.key for s in settled for m in s.extraction.mentions}
+    merged = [pair for s in settled for pair in s.merges]
+    typed = {r.dst for s in settled for r in s.extraction.relations if r.type != "RELATED_TO"}
+    assert wrong not in (typed if wrong == "org:slack" else keys | typed), (keys, typed)
+    assert not any(src.endswith("_boss") for src, _ in merged), merged
+
+
+def test_a_person_called_ai_is_no_agent() -> None:
+    from extraction.keys import is_agent_voice, speaker_key
+
+    assert is_agent_voice("assistant") and is_agent_voice("AI") and is_agent_voice("Bot")
+    assert not is_agent_voice("Ai") and speaker_key("Ai") == "person:ai"

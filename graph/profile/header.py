@@ -79,11 +79,12 @@ def header_as_of(
     ]
     turns = service.store.profiles.area_turns(user_id, rules.areas(tallies)) if tallies else {}
     then = next((p for p in rules.build(tallies, turns) if p.speaker == name), None)
+    chosen = service.store.profiles.settings(user_id).preferred_name  # set by hand: any time
     if then is None:
-        return Header(timezone=head.timezone, preferred_name=head.preferred_name)
+        return Header(timezone=head.timezone, preferred_name=chosen)
     return Header(
         timezone=head.timezone,
-        preferred_name=head.preferred_name,
+        preferred_name=chosen or then.preferred_name,
         relationship_stage=then.relationship_stage,
         style=then.style,
         items=tuple((i.area, i.depth) for i in then.expertise[:PROFILE_ITEMS]),

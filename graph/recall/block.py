@@ -22,6 +22,7 @@ from graph.records import (
     EntityRecord,
     MemoryRecord,
     RelationRecord,
+    card_order,
     card_tier,
 )
 
@@ -63,7 +64,7 @@ def card_line(
     marked with when they stopped holding ("LIVES_IN→ Boston (until 2023-05-02)"), or when
     they are all the card holds."""
     tiers: dict[int, list[RelationRecord]] = {}
-    for rel in card.relations:  # in card order: tier, then strongest first
+    for rel in card_order(card.key, card.relations):  # strongest first, history newest first
         tiers.setdefault(card_tier(rel.type, card.key, rel.target, rel.valid_to), []).append(rel)
     stated = [*tiers.get(STATED, []), *tiers.get(ENCOURAGED, [])]
     # a card whose facts are all history shows them: "Boston — LIVES_IN← Alice (until …)"

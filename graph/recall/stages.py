@@ -67,7 +67,8 @@ class Seeds:
     held: dict[str, tuple[str, int]] = field(default_factory=dict)
 
 
-# the newest memories read of a name held on them, as an entity's newest memories are
+# the memories read of a name held on them (the last this process learnt, or in the graph's
+# order after a restart), as an entity's newest memories are
 HELD_READ = 20
 
 

@@ -275,10 +275,27 @@ class WritePipeline:
                 repeat_of,
                 self._said_at(user_id, earlier - set(ids)),
             )
+            rows = self._endings_held(user_id, rows)
             merged = self._write(user_id, resolver, rows, resolutions, memories, matrix)
             self._absorb(user_id, {ids[p]: f.absorbed for p, f in folded.items()}, now)
         slots.changed.setdefault(user_id, set()).update(earlier | merged)
         return True
+
+    def _endings_held(self, user_id: str, rows: BatchRows) -> BatchRows:
+        """The batch's endings of facts the graph may hold: every thing done ends a plan of it,
+        and most such plans were never stated; looking for each in the graph would read the
+        subject's relations (the user's thousands) for nothing. The batch's own relations are
+        not held yet, so an ending of one of them is kept."""
+        if not rows.endings:
+            return rows
+        stated = {(r.src, r.type, r.dst) for r in rows.relations}
+        held = self._caches.may_hold(user_id, [(e.src, e.type, e.dst) for e in rows.endings])
+        kept = tuple(
+            e
+            for e, may in zip(rows.endings, held, strict=True)
+            if may or (e.src, e.type, e.dst) in stated
+        )
+        return replace(rows, endings=kept)
 
     def _absorb(self, user_id: str, absorbed: dict[str, tuple[str, ...]], now: float) -> None:
         """The earlier facts the batch's new ones merged: inactive in the graph, out of this

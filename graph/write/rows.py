@@ -89,12 +89,15 @@ class RelationRow:
 @dataclass(frozen=True)
 class EndingRow:
     """A fact a memory says stopped holding ("I quit the club"): every `type` relation from `src`
-    to `dst` (None: to anyone) stated before `at` is history from `at` on."""
+    to `dst` (None: to anyone) stated before `at` is history from `at` on; `at` is by when the
+    memory says it happened when it names a time ("when I visited Rome in 2019" ends no plan
+    made since), else when it was said."""
 
     src: str
     type: str
     dst: str | None
     at: float
+    memory_id: str
 
 
 @dataclass(frozen=True)
@@ -155,7 +158,8 @@ class BatchRows:
             "in_session": [asdict(r) for r in self.in_session],
             "repeated": [asdict(r) for r in self.repeated],
             "single_valued_sources": list(self.single_valued_sources),
-            "endings": [asdict(r) for r in self.endings],
+            "endings": [asdict(r) for r in self.endings if r.dst is not None],
+            "endings_any": [asdict(r) for r in self.endings if r.dst is None],
         }
 
 
@@ -229,11 +233,18 @@ def build_rows(
             sorted({r.src for r in relations if r.type in SINGLE_VALUED_TYPES})
         ),
         endings=tuple(
-            EndingRow(e.src, e.type, None if e.dst == ANY else e.dst, when)
+            EndingRow(e.src, e.type, None if e.dst == ANY else e.dst, _spoken_of(w, when), w.id)
             for w, when in zip(written, occurred, strict=True)
             for e in w.resolution.extraction.endings
         ),
     )
+
+
+def _spoken_of(w: Written, occurred: float) -> float:
+    """By when what a memory says had happened: the end of the time it names ("in 2019": by
+    2020; "last week": by this week), never after it was said; else when it was said."""
+    event = event_interval(w.resolution.extraction.dates, occurred)
+    return min(event[1], occurred) if event else occurred
 
 
 def _memory_row(
