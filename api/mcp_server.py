@@ -417,19 +417,6 @@ async def _card(service: MemoryService, user: str, record: EntityRecord) -> dict
     }
 
 
-async def _key_named(service: MemoryService, user: str, name: str) -> str:
-    """The entity a name or alias stands for: an exact label or alias first, the most mentioned
-    of the matches otherwise."""
-    keys, _ = await call(service.list_entities, user, None, name, None, MAX_PAGE)
-    found = await call(service.store.entities, user, keys)
-    wanted = name.strip().casefold()
-    names = {k: {e.label.casefold(), *map(str.casefold, e.aliases)} for k, e in found.items()}
-    exact = [k for k in keys if wanted in names.get(k, set())]
-    if not (exact or keys):
-        raise NotFound(f"no entity named {name!r} for this user")
-    return max(exact or keys, key=lambda k: found[k].mention_count if k in found else 0)
-
-
 @_tool("get_entity")
 async def get_entity(
     ctx: Context,
@@ -443,7 +430,7 @@ async def get_entity(
     if (key is None) == (name is None):
         raise InvalidInput("key", "give exactly one of key or name")
     if key is None:
-        key = await _key_named(service, user, name or "")
+        key = await call(service.key_named, user, name or "")
     validation.check_no_nul(key, "key")
     records = await call(service.store.entities, user, [key])
     if key not in records:

@@ -30,7 +30,7 @@ from graph.background import Background
 from graph.caches import UserCaches
 from graph.errors import InvalidInput, NotFound
 from graph.ids import MemoryId
-from graph.limits import Limits
+from graph.limits import MAX_PAGE, Limits
 from graph.models import Models
 from graph.profile_store import day_of
 from graph.reconcile import ReconcileReport
@@ -166,6 +166,18 @@ class MemoryService:
         keys = self.store.list_entity_keys(user_id, entity_type, needle, after, limit + 1)
         total = self.store.count_entities(user_id, entity_type, needle)
         return keys, total
+
+    def key_named(self, user_id: str, name: str) -> str:
+        """The entity a name or alias stands for: an exact label or alias first, the most
+        mentioned of the matches otherwise (MCP's and the Python API's `entity(name=…)`)."""
+        keys, _ = self.list_entities(user_id, None, name, None, MAX_PAGE)
+        found = self.store.entities(user_id, keys)
+        wanted = name.strip().casefold()
+        names = {k: {e.label.casefold(), *map(str.casefold, e.aliases)} for k, e in found.items()}
+        exact = [k for k in keys if wanted in names.get(k, set())]
+        if not (exact or keys):
+            raise NotFound(f"no entity named {name!r} for this user")
+        return max(exact or keys, key=lambda k: found[k].mention_count if k in found else 0)
 
     # -- off the request path -------------------------------------------------------------------
 
