@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, TypeVar, TypeVarTuple
 
 import anyio.to_thread
 from strawberry.dataloader import DataLoader
@@ -18,10 +18,12 @@ from graph.records import EntityRecord, MemoryRecord
 from graph.service import MemoryService
 
 T = TypeVar("T")
+Ts = TypeVarTuple("Ts")
 
 
-async def call(fn: Callable[..., T], *args: Any) -> T:
-    """Runs a synchronous service call in a worker thread."""
+async def call(fn: Callable[[*Ts], T], *args: *Ts) -> T:
+    """Runs a synchronous service call in a worker thread. Typed by its positional arguments
+    (anyio's `run_sync` takes no keywords), so mypy checks every resolver's call."""
     return await anyio.to_thread.run_sync(fn, *args)
 
 

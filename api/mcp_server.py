@@ -29,6 +29,7 @@ from api.auth import KeyRing, Principal
 from api.errors import CLIENT_CODES
 from api.inputs import MemoryFields, span, ts
 from api.loaders import call
+from api.present import iso
 from graph import validation
 from graph.errors import InvalidInput, NotFound, RecollectError
 from graph.limits import DEFAULT_MAX_MEMORIES, MAX_MEMORIES, MAX_PAGE, Limits, check_range
@@ -202,17 +203,13 @@ def _user(ctx: Context, user_id: str | None) -> tuple[MemoryService, str]:
     return server.service(), server.caller(ctx).user(user_id)
 
 
-def _iso(stamp: float | None) -> str | None:
-    return None if stamp is None else datetime.fromtimestamp(stamp).astimezone().isoformat()
-
-
 def _memory(record: MemoryRecord) -> dict[str, Any]:
     return {
         "id": record.id,
         "text": record.text,
         "speaker": record.speaker,
         "session_id": record.session_id,
-        "occurred_at": _iso(record.occurred_at),
+        "occurred_at": iso(record.occurred_at),
         "kind": record.kind,
     }
 
@@ -400,8 +397,8 @@ async def _card(service: MemoryService, user: str, record: EntityRecord) -> dict
         "label": record.label,
         "aliases": list(record.aliases),
         "mention_count": record.mention_count,
-        "first_seen": _iso(record.first_seen),
-        "last_seen": _iso(record.last_seen),
+        "first_seen": iso(record.first_seen),
+        "last_seen": iso(record.last_seen),
         "relations": [
             {
                 "type": r.type,
@@ -410,7 +407,7 @@ async def _card(service: MemoryService, user: str, record: EntityRecord) -> dict
                 "target": r.target,
                 "target_label": targets[r.target].label if r.target in targets else None,
                 "count": r.count,
-                "last_seen": _iso(r.last_seen),
+                "last_seen": iso(r.last_seen),
                 "current": r.current,
                 "evidence_ids": list(r.evidence[::-1]),
             }

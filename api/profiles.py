@@ -17,7 +17,6 @@ from api.loaders import Context, call
 from api.types import Memory, dt
 from graph.limits import check_range
 from graph.profile.coverage import Index as IndexRecord
-from graph.profile.rules import ExpertiseItem as ItemRecord
 from graph.profile.view import (
     ProfileView,
     knowledge_index,
@@ -26,6 +25,7 @@ from graph.profile.view import (
     set_user_settings,
 )
 from graph.records import MAX_EVIDENCE
+from graph.records import ExpertiseItem as ItemRecord
 
 
 def _arg(text: str) -> object:

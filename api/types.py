@@ -12,6 +12,7 @@ from strawberry.types import Info
 
 from api.inputs import SESSION, MemoryFields, UserMemoryFields
 from api.loaders import Context, call
+from api.present import moment
 from graph.errors import NotFound
 from graph.ids import MemoryId
 from graph.limits import MAX_PAGE, check_range
@@ -25,7 +26,7 @@ from graph.write.stored import Stored
 
 
 def dt(stamp: float | None) -> datetime | None:
-    return None if stamp is None else datetime.fromtimestamp(stamp, tz=UTC)
+    return moment(stamp)
 
 
 def _ctx(info: Info[Context, None]) -> Context:

@@ -25,8 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import locomo as lc  # noqa: E402
 import longmemeval as lme  # noqa: E402
 
+from graph.chat import words  # noqa: E402
 from graph.recall import textrank  # noqa: E402
-from graph.recall.episodes import content_words, is_phatic, words  # noqa: E402
+from graph.recall.episodes import content_words, is_phatic  # noqa: E402
 
 # `--strict`: a turn is phatic when the whole turn has fewer than STRICT_WORDS content words
 STRICT = "--strict" in sys.argv

@@ -23,9 +23,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from graph.batch import BatchRows
 from graph.ids import MemoryId
 from graph.records import MemoryFacts
-from graph.write.rows import BatchRows
 
 # bytes one memory's entry weighs (facts record, its key tuples, the session links, its places in
 # the entity lists), for the cache budget (graph/residency.py): 865 measured with tracemalloc on

@@ -359,3 +359,58 @@ class GraphEdge:
             valid_to=row.get("valid_to"),
             evidence=tuple(row.get("evidence") or ()),
         )
+
+
+# -- a speaker's profile (built by graph/profile/rules.py, stored by graph/profile_store.py) --
+
+
+@dataclass(frozen=True)
+class ExpertiseItem:
+    area: str
+    area_key: str
+    depth: str
+    reason: str
+    evidence: tuple[str, ...]
+    turns: int
+    sessions: int
+    specific: int
+    types: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Style:
+    verbosity: str
+    provides_structured_data: bool
+    responds_to_follow_ups: bool | None
+    words_per_turn: float
+    structured_share: float
+    answered_share: float | None
+
+
+@dataclass(frozen=True)
+class Profile:
+    speaker: str
+    entity_key: str | None
+    style: Style
+    expertise: tuple[ExpertiseItem, ...] = ()
+    topics_declined: tuple[str, ...] = ()
+    sessions_completed: int = 0
+    entries_contributed: int = 0
+    first_active_at: float | None = None
+    last_active_at: float | None = None
+    preferred_name: str | None = None
+    relationship_stage: str = "NEW"
+    disclosures: int = 0
+    last_session_id: str | None = None
+
+
+@dataclass(frozen=True)
+class SelfFact:
+    """A typed fact whose subject is the speaker of its evidence turn: what someone says about
+    their own work, study, practice, making and doing."""
+
+    speaker_key: str
+    type: str
+    area_key: str
+    area_label: str
+    evidence: tuple[str, ...]  # this session's turns that state it

@@ -32,7 +32,7 @@ from graph.errors import InvalidInput, NotFound
 from graph.ids import MemoryId
 from graph.limits import Limits
 from graph.models import Models
-from graph.profile.store import day_of
+from graph.profile_store import day_of
 from graph.reconcile import ReconcileReport
 from graph.records import EntityRecord, MemoryRecord
 from graph.residency import CACHE_MB

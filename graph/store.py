@@ -1,7 +1,7 @@
 """Persistence of memories, entities and relations: named statements in, records out.
 
 Every statement is scoped by `user_id`. Besides this module (and `profiles`,
-graph/profile/store.py, which runs through the same seam) only the executor's owners run
+graph/profile_store.py, which runs through the same seam) only the executor's owners run
 statements: api/runtime.py applies the schema, graph/export.py copies users between engines. The
 store holds no state of its own.
 """
@@ -15,9 +15,10 @@ from uuid import uuid4
 
 from extraction.model import KnownEntity
 from extraction.resolver import RoleLink
+from graph.batch import BatchRows
 from graph.executor import Executor
 from graph.ids import MemoryId
-from graph.profile.store import PROFILE_STATEMENTS, KnowledgeStore, ProfileStore
+from graph.profile_store import PROFILE_STATEMENTS, KnowledgeStore, ProfileStore
 from graph.records import (
     MAX_EVIDENCE,
     ChangeLog,
@@ -35,7 +36,6 @@ from graph.records import (
 )
 from graph.tally import count_statement
 from graph.vocabulary import DOMAINS, SINGLE_VALUED, SINGLE_VALUED_TYPES
-from graph.write.rows import BatchRows
 
 STATEMENTS = {
     "write_memories",

@@ -10,6 +10,7 @@ import pytest
 
 from extraction.extractor import Extractor
 from extraction.voice import third_singular
+from graph import chat
 from graph.ids import MemoryId
 from graph.recall import episodes
 from graph.records import MemoryRecord
@@ -140,7 +141,7 @@ def test_profile_hints() -> None:
     assert hints.returning == ("pottery",)
     assert hints.declined == ("Caroline (my family today)", "Melanie (work)")
     assert hints.lines()[0] == "Expertise: Caroline (psychology)."
-    assert episodes.is_formula("Congrats") and not episodes.is_formula("Lisbon")
+    assert chat.is_formula("Congrats") and not chat.is_formula("Lisbon")
 
 
 def test_third_person_singular() -> None:

@@ -39,3 +39,175 @@ def test_no_bench_script_shadows_the_standard_library() -> None:
         p.name for p in (ROOT / "bench").glob("*.py") if p.stem in sys.stdlib_module_names
     )
     assert not shadowing, f"rename {shadowing}: they shadow standard modules"
+
+
+# -- the direction of imports inside graph/ (docs/layers.md) ------------------------------------
+# Bottom to top. A module imports only modules of its own layer or below; a room's module imports
+# no other room's (shared pure code lives in the stages, below every room). Every module of graph/
+# must be placed here: a new one fails this test until someone decides where it belongs.
+LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
+    (
+        "values",  # value types, records and checks: no I/O
+        frozenset(
+            {
+                "graph",
+                "graph.ids",
+                "graph.errors",
+                "graph.limits",
+                "graph.records",
+                "graph.batch",
+                "graph.vocabulary",
+                "graph.validation",
+                "graph.repeats",
+                "graph.tally",
+                "graph.heap",
+                "graph.queries",
+                "graph.chat",
+            }
+        ),
+    ),
+    (
+        "store",  # the one seam to the database, the engines, the vectors, the model threads
+        frozenset(
+            {
+                "graph.engine",
+                "graph.executor",
+                "graph.store",
+                "graph.profile_store",
+                "graph.vectors",
+                "graph.lexical",
+                "graph.models",
+                "graph.background",
+                "graph.residency",
+            }
+        ),
+    ),
+    (
+        "caches",  # per-user copies that follow the graph's change sequence
+        frozenset(
+            {
+                "graph.caches",
+                "graph.follow",
+                "graph.reconcile",
+                "graph.memory_facts",
+                "graph.relation_facts",
+            }
+        ),
+    ),
+    (
+        "stages",  # pure rules: ranking, the block, episodes' text, profile rules, the explorer
+        frozenset(
+            {
+                "graph.neighbourhood",
+                "graph.recall.config",
+                "graph.recall.scoring",
+                "graph.recall.confidence",
+                "graph.recall.episodes",
+                "graph.recall.textrank",
+                "graph.recall.tense",
+                "graph.recall.stages",
+                "graph.recall.block",
+                "graph.recall.request",
+                "graph.profile",
+                "graph.profile.rules",
+                "graph.profile.tally",
+                "graph.profile.signals",
+                "graph.profile.coverage",
+                "graph.profile.coverage_tally",
+            }
+        ),
+    ),
+    (
+        "rooms",  # the read (recall), write and profile rooms, each through a narrow protocol
+        frozenset(
+            {
+                "graph.recall",
+                "graph.recall.reads",
+                "graph.recall.retrieval",
+                "graph.recall.lookup",
+                "graph.recall.candidates",
+                "graph.recall.window",
+                "graph.recall.header",
+                "graph.profile.view",
+            }
+            | {f"graph.write.{p.stem}" for p in (ROOT / "graph" / "write").glob("*.py")}
+            | {"graph.write"}
+        ),
+    ),
+    ("top", frozenset({"graph.service", "graph.export"})),  # what api/ calls
+)
+
+
+def _module(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> set[str]:
+    """The graph modules a file imports; `from graph.x import y` counts y when y is a module."""
+    placed = {m for _, ms in LAYERS for m in ms}
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            modules = {f"{node.module}.{a.name}" for a in node.names} & placed
+            found |= modules or {node.module}  # `from graph.recall import episodes`: the module
+    return found & placed
+
+
+def _layer(module: str) -> int:
+    for i, (_, modules) in enumerate(LAYERS):
+        if module in modules:
+            return i
+    raise AssertionError(f"{module} is in no layer of tests/test_layout.py LAYERS: place it")
+
+
+def _room(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 else module
+
+
+def _graph_modules() -> dict[str, set[str]]:
+    return {_module(p): _imports(p) - {_module(p)} for p in sorted((ROOT / "graph").rglob("*.py"))}
+
+
+def test_graph_imports_run_down_the_layers_and_never_across_rooms() -> None:
+    rooms = _layer("graph.recall.retrieval")
+    wrong: list[str] = []
+    for module, imported in _graph_modules().items():
+        for other in sorted(imported):
+            if _layer(other) > _layer(module):
+                wrong.append(f"{module} imports {other}, a higher layer")
+            elif _layer(other) == _layer(module) == rooms and _room(other) != _room(module):
+                wrong.append(f"{module} imports {other}, another room")
+    assert not wrong, wrong
+
+
+def test_the_folders_of_graph_form_no_cycle() -> None:
+    """Each subfolder of graph/ and each top-level module is one node; an import is an edge."""
+    from graphlib import CycleError, TopologicalSorter
+
+    folder = {m: ".".join(m.split(".")[:2]) for m in _graph_modules()}
+    edges: dict[str, set[str]] = {}
+    for module, imported in _graph_modules().items():
+        edges.setdefault(folder[module], set()).update(
+            folder[o] for o in imported if folder[o] != folder[module] and folder[o] != "graph"
+        )
+    try:
+        tuple(TopologicalSorter(edges).static_order())
+    except CycleError as cycle:
+        raise AssertionError(f"graph/ folders import in a cycle: {cycle.args[1]}") from None
+
+
+def test_the_service_is_imported_by_nothing_in_graph_and_the_packages_keep_apart() -> None:
+    wrong = [m for m, imported in _graph_modules().items() if "graph.service" in imported]
+    assert not wrong, wrong
+    for package, banned in (("extraction", ("graph", "api")), ("graph", ("api",))):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom | ast.Import):
+                    names = [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+                    names += [a.name for a in node.names] if isinstance(node, ast.Import) else []
+                    hit = [n for n in names if n.split(".")[0] in banned]
+                    assert not hit, f"{path.relative_to(ROOT)} imports {hit}"

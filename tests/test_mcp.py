@@ -18,7 +18,7 @@ import httpx2
 import pytest
 import uvicorn
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
+from mcp.client.stdio import StdioServerParameters, get_default_environment
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
 
@@ -124,6 +124,8 @@ async def _conversation(client: Client, **user: str) -> list[str]:
 
     found = _data(await client.call_tool("search_memories", {"query": "cello", "limit": 3, **user}))
     assert found["memories"][0]["id"] == ids[2]
+    # times in UTC with their offset, as GraphQL shows them, whatever the server's zone
+    assert found["memories"][0]["occurred_at"].endswith("+00:00"), found["memories"][0]
     assert {"score", "similarity", "via"} <= set(found["memories"][0])
     # asked by Alice, "I" is Alice, and what she said is lifted, as with GraphQL's speaker
     mine = _data(
@@ -199,6 +201,8 @@ def test_stdio_server_for_one_user(tmp_path: Path) -> None:
         command=str(script),
         args=["mcp", "--user", "alice", "--data-dir", str(tmp_path)],
         cwd=str(Path(__file__).resolve().parents[1]),
+        # a server in another zone still answers in UTC (api/present.py)
+        env={**get_default_environment(), "TZ": "Asia/Kolkata"},
     )
 
     async def scenario() -> None:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from graph.batch import BatchRows, MemoryRow, MentionRow, NextRow
 from graph.memory_facts import UserFacts
 from graph.records import MemoryFacts
 from graph.service import MemoryService
-from graph.write.rows import BatchRows, MemoryRow, MentionRow, NextRow
 from tests.conftest import Api, held_facts
 from tests.documents import REMEMBER_MANY
 

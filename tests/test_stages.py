@@ -434,7 +434,7 @@ def test_a_context_call_reads_what_the_stages_ask_for(tmp_path: Path) -> None:
         "change_log",
         "list_memory_vectors",
         "speaker_turns",
-        # the header: the user's settings with the stored profile's head (graph/profile/header.py)
+        # the header: the user's settings with the stored profile's head (graph/recall/header.py)
         "profile_header",
         # the ids of the two newest sessions (none here), held until the change mark moves
         "recent_sessions",

@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from graph.recall.episodes import is_formula
+from graph.chat import is_formula
 
 # category -> field -> relation type, from graph/vocabulary.py's EXAMPLES
 FACT_GROUPS: dict[str, dict[str, str]] = {

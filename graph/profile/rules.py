@@ -40,51 +40,12 @@ from dataclasses import dataclass, field
 
 from extraction.keys import is_agent_voice
 from graph.profile.tally import SessionTally, SpeakerTally
+from graph.records import ExpertiseItem, Profile, Style
 
 DEPTHS = ("surface", "moderate", "expert")
 STAGES = ("NEW", "DEVELOPING", "COMFORTABLE", "TRUSTED")
 MAX_ITEMS = 20
 _DAY = 86_400.0
-
-
-@dataclass(frozen=True)
-class ExpertiseItem:
-    area: str
-    area_key: str
-    depth: str
-    reason: str
-    evidence: tuple[str, ...]
-    turns: int
-    sessions: int
-    specific: int
-    types: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Style:
-    verbosity: str
-    provides_structured_data: bool
-    responds_to_follow_ups: bool | None
-    words_per_turn: float
-    structured_share: float
-    answered_share: float | None
-
-
-@dataclass(frozen=True)
-class Profile:
-    speaker: str
-    entity_key: str | None
-    style: Style
-    expertise: tuple[ExpertiseItem, ...] = ()
-    topics_declined: tuple[str, ...] = ()
-    sessions_completed: int = 0
-    entries_contributed: int = 0
-    first_active_at: float | None = None
-    last_active_at: float | None = None
-    preferred_name: str | None = None
-    relationship_stage: str = "NEW"
-    disclosures: int = 0
-    last_session_id: str | None = None
 
 
 @dataclass

@@ -20,23 +20,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
 from graph.profile import signals
-from graph.records import MemoryRecord
+from graph.records import MemoryRecord, SelfFact
 
 TALLY_VERSION = 3
 # entity types that count as names in a turn (topics are common nouns)
 NAMED_TYPES = frozenset({"person", "place", "org", "event", "project", "pet"})
-
-
-@dataclass(frozen=True)
-class SelfFact:
-    """A typed fact whose subject is the speaker of its evidence turn: what someone says about
-    their own work, study, practice, making and doing."""
-
-    speaker_key: str
-    type: str
-    area_key: str
-    area_label: str
-    evidence: tuple[str, ...]  # this session's turns that state it
 
 
 @dataclass
@@ -61,7 +49,7 @@ class SpeakerTally:
     names: list[list[str | float]] = field(default_factory=list)  # [name, said at, turn id]
     disclosures: dict[str, list[str]] = field(default_factory=dict)  # kind -> turn ids
     # which of their turns give specifics (an area gathers its turns from every session, read
-    # from the graph at each fold: graph/profile/store.py area_turns)
+    # from the graph at each fold: graph/profile_store.py area_turns)
     specific: list[str] = field(default_factory=list)
     turn_ids: list[str] = field(default_factory=list)  # their turns, in order
 

@@ -8,20 +8,41 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol
 from zoneinfo import available_timezones
 
+from graph.caches import UserCaches
 from graph.errors import InvalidInput
 from graph.profile.coverage import Index
-from graph.profile.rules import Profile, Style
-from graph.profile.store import Settings
-from graph.records import MAX_EVIDENCE
-from graph.service import MemoryService
+from graph.profile_store import Settings
+from graph.records import MAX_EVIDENCE, Profile, Style
+from graph.store import Store
 from graph.validation import DOMAIN, check_no_nul, check_user_id
-from graph.write.profiles import read_index
 
 MAX_NAME_CHARS = 80
 _EMPTY_STYLE = Style("moderate", False, None, 0.0, 0.0, None)
+
+
+class Folds(Protocol):
+    """What folds profiles and indexes from the tallies (graph/write/profiles.py ProfileWriter)."""
+
+    def rebuild(self, user_id: str) -> list[Profile]: ...
+
+    def index(self, user_id: str, domain: str | None) -> Index: ...
+
+
+class ProfileReads(Protocol):
+    """What the profile operations read and fold through; the service satisfies it, so these
+    reads import nothing above them (graph/recall/reads.py is the same shape for recall)."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def caches(self) -> UserCaches: ...
+
+    @property
+    def profiles(self) -> Folds: ...
 
 
 @dataclass(frozen=True)
@@ -35,10 +56,10 @@ class ProfileView:
     built: bool  # False when no ended session has built it yet
 
 
-def _speaker(service: MemoryService, user_id: str, speaker: str | None) -> str | None:
+def _speaker(reads: ProfileReads, user_id: str, speaker: str | None) -> str | None:
     check_user_id(user_id)
     check_no_nul(speaker, "speaker")
-    return speaker if speaker else service.caches.main_speaker(user_id)
+    return speaker if speaker else reads.caches.main_speaker(user_id)
 
 
 def _view(profile: Profile | None, speaker: str, settings: Settings) -> ProfileView:
@@ -49,13 +70,13 @@ def _view(profile: Profile | None, speaker: str, settings: Settings) -> ProfileV
 
 
 def read_profile(
-    service: MemoryService, user_id: str, speaker: str | None = None
+    reads: ProfileReads, user_id: str, speaker: str | None = None
 ) -> ProfileView | None:
     """One person's profile (the user's main speaker by default); None when there is neither a
     profile nor settings for them."""
-    who = _speaker(service, user_id, speaker)
-    found = service.store.profiles.read(user_id, who) if who else []
-    settings = service.store.profiles.settings(user_id)
+    who = _speaker(reads, user_id, speaker)
+    found = reads.store.profiles.read(user_id, who) if who else []
+    settings = reads.store.profiles.settings(user_id)
     if not found and settings == Settings():
         return None
     return _view(found[0] if found else None, who or user_id, settings)
@@ -86,7 +107,7 @@ def check_name(value: str) -> str:
 
 
 def set_user_settings(
-    service: MemoryService, user_id: str, timezone: str | None, preferred_name: str | None
+    reads: ProfileReads, user_id: str, timezone: str | None, preferred_name: str | None
 ) -> ProfileView:
     """Sets the timezone and preferred name (each only when given), checked before anything is
     written; returns the main speaker's profile with them."""
@@ -98,18 +119,18 @@ def set_user_settings(
     if preferred_name is not None:
         preferred_name = check_name(preferred_name)
         which.add("preferred_name")
-    settings = service.store.profiles.set_settings(
+    settings = reads.store.profiles.set_settings(
         user_id, timezone, preferred_name, time.time(), which=which
     )
-    return read_profile(service, user_id) or _view(None, user_id, settings)
+    return read_profile(reads, user_id) or _view(None, user_id, settings)
 
 
-def refresh_profile(service: MemoryService, user_id: str) -> ProfileView | None:
+def refresh_profile(reads: ProfileReads, user_id: str) -> ProfileView | None:
     """Rebuilds every profile of the user from all ended sessions, then reads the main one."""
     check_user_id(user_id)
-    service.caches.follow(user_id)
-    service.profiles.rebuild(user_id)
-    return read_profile(service, user_id)
+    reads.caches.follow(user_id)
+    reads.profiles.rebuild(user_id)
+    return read_profile(reads, user_id)
 
 
 def profile_dict(view: ProfileView) -> dict[str, Any]:
@@ -139,11 +160,11 @@ def profile_dict(view: ProfileView) -> dict[str, Any]:
     }
 
 
-def knowledge_index(service: MemoryService, user_id: str, domain: str | None = None) -> Index:
+def knowledge_index(reads: ProfileReads, user_id: str, domain: str | None = None) -> Index:
     """The user's knowledge index (of one domain, or of all their memories)."""
     check_user_id(user_id)
     check_no_nul(domain, "domain")
     if domain is not None and not DOMAIN.fullmatch(domain):
         raise InvalidInput("domain", f"is {domain!r}; allowed lowercase letters, digits and dashes")
-    service.caches.follow(user_id)
-    return read_index(service.store, user_id, domain)
+    reads.caches.follow(user_id)
+    return reads.profiles.index(user_id, domain)

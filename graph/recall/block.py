@@ -142,7 +142,7 @@ class BlockParts:
     notes: Sequence[str] = ()
     # no memory reached the relevance floor: [RELEVANT MEMORIES] says so
     nothing_relevant: bool = False
-    # the [PROFILE] line's parts (graph/profile/header.py), most worth keeping first
+    # the [PROFILE] line's parts (graph/recall/header.py), most worth keeping first
     profile: Sequence[str] = ()
 
 

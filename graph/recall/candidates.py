@@ -25,10 +25,10 @@ import numpy.typing as npt
 from graph.ids import MemoryId
 from graph.lexical import LexicalScores
 from graph.models import Rows, Vector
+from graph.recall.reads import RecallReads
 from graph.recall.request import ContextRequest
 from graph.recall.stages import Scored, Scorer, adjacency, collapse, neighbour_bonus, rank
 from graph.records import MemoryFacts
-from graph.service import MemoryService
 from graph.tally import Laps
 
 
@@ -52,7 +52,7 @@ class Candidates:
 
 
 def gather(
-    service: MemoryService,
+    reads: RecallReads,
     request: ContextRequest,
     as_of: float,
     known: list[str],
@@ -62,7 +62,7 @@ def gather(
     """Reads the candidates: those known without the message's vector (BM25's, and `known`)
     while it is computed, then FAISS's for the message and for each of its parts."""
     user_id, config = request.user_id, request.config
-    caches = service.caches
+    caches = reads.caches
     laps = Laps()
     k = max(config.vector_k, request.max_memories * 4)
     lexical = caches.lexical.get(user_id).scores(request.message)
@@ -87,7 +87,7 @@ def gather(
     cosine = {str(i): score for i, score in vector_hits.items()} if parts is None else {}
     by_part: set[str] = set()
     best = np.full(len(queries), -1.0)
-    fill_cosine(service, user_id, queries, cosine, list(facts), by_part, best)
+    fill_cosine(reads, user_id, queries, cosine, list(facts), by_part, best)
     laps.lap("candidates")
     return Candidates(
         facts=facts,
@@ -111,7 +111,7 @@ def happened(
 
 
 def fill_cosine(
-    service: MemoryService,
+    reads: RecallReads,
     user_id: str,
     queries: Vector,
     cosine: dict[str, float],
@@ -123,7 +123,7 @@ def fill_cosine(
     `queries` (the message, then its parts); those whose best is a part's go into `by_part`;
     each row's best cosine so far into `row_best`."""
     missing = [i for i in ids if i not in cosine]
-    present, stored = service.caches.vectors.matrix(user_id, missing)
+    present, stored = reads.caches.vectors.matrix(user_id, missing)
     if not present:
         return
     scores = stored @ queries.T  # one row per memory, one column per row of `queries`
@@ -138,7 +138,7 @@ def fill_cosine(
 
 
 def with_neighbours(
-    service: MemoryService,
+    reads: RecallReads,
     request: ContextRequest,
     as_of: float,
     candidates: Candidates,
@@ -150,12 +150,12 @@ def with_neighbours(
     user_id = request.user_id
     pool = sorted(scored.values(), key=lambda s: s.score, reverse=True)
     pool = pool[: request.config.neighbour_pool]
-    links, around = service.caches.turn_neighbours(user_id, [s.memory.id for s in pool])
+    links, around = reads.caches.turn_neighbours(user_id, [s.memory.id for s in pool])
     adjacent = adjacency(links)
     skew = request.config.clock_skew_hours
     found = {i: m for i, m in happened(around, as_of, skew).items() if i not in scored}
     by_part = set(candidates.part_hits)
-    fill_cosine(service, user_id, candidates.queries, candidates.cosine, list(found), by_part)
+    fill_cosine(reads, user_id, candidates.queries, candidates.cosine, list(found), by_part)
     for memory_id, memory in found.items():
         cosine = candidates.cosine.get(memory_id, 0.0)
         extra = ("neighbour", "part") if memory_id in by_part else ("neighbour",)
@@ -164,7 +164,7 @@ def with_neighbours(
 
 
 def collapse_repeats(
-    service: MemoryService, request: ContextRequest, ranked: list[Scored[MemoryFacts]]
+    reads: RecallReads, request: ContextRequest, ranked: list[Scored[MemoryFacts]]
 ) -> list[Scored[MemoryFacts]]:
     """Near-identical turns among the best 3 × maxMemories shown once (stages.collapse); the
     rest of the ranking follows unchanged."""
@@ -173,5 +173,5 @@ def collapse_repeats(
     head = turns[: request.max_memories * 3]
     in_head = {s.memory.id for s in head}
     rest = [s for s in ranked if s.memory.id not in in_head]
-    vectors = service.caches.vectors.vectors(request.user_id, [s.memory.id for s in head])
+    vectors = reads.caches.vectors.vectors(request.user_id, [s.memory.id for s in head])
     return rank([*collapse(head, vectors, config.repeat_cosine, config.weights), *rest])

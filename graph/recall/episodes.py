@@ -22,16 +22,14 @@ import numpy as np
 import numpy.typing as npt
 from spacy.lang.en.stop_words import STOP_WORDS
 
-from extraction.lexicon import CHAT_FORMULAS, DAYS_AND_MONTHS, INTERJECTIONS
+from extraction.lexicon import DAYS_AND_MONTHS, INTERJECTIONS
+from graph.chat import PHATIC, normal, words
 from graph.recall import textrank
 from graph.recall.config import EpisodeConfig
 from graph.vocabulary import PHRASES
 
-# greetings, thanks, praise and agreement: they state nothing about anyone
-PHATIC = frozenset(INTERJECTIONS | CHAT_FORMULAS)
 # a sentence that opens with one of these is a formula unless it says much more
 OPENERS = frozenset({"hi", "hey", "hello", "bye", "goodbye", "thanks", "thank", "congrats"})
-_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d+")
 # a question, also when a shared image's caption follows it: "Can you show me? [shares …]"
 _QUESTION = re.compile(r"\?\s*(\[[^\]]*\]\s*)?$")
 # ", Caroline!" at the end of a sentence: the name only says who is spoken to
@@ -53,20 +51,12 @@ class Sentence:
     order: int
 
 
-def words(text: str) -> list[str]:
-    return _WORD.findall(text)
-
-
-def _normal(word: str) -> str:
-    return word.lower().removesuffix("'s").strip("'-")
-
-
 def content_words(text: str, names: Iterable[str]) -> list[str]:
     """Words that say something: not stopwords, not chat formulas, not the speakers' names."""
     skip = {n.lower() for n in names}
     out = []
     for word in words(text):
-        low = _normal(word)
+        low = normal(word)
         if len(low) > 2 and low not in STOP_WORDS and low not in PHATIC and low not in skip:
             out.append(low)
     return out
@@ -242,11 +232,6 @@ def compose(
             text += " " + extra
             left -= size
     return text
-
-
-def is_formula(label: str) -> bool:
-    """An entity label that is only chat ("Congrats"): never listed in an episode."""
-    return all(_normal(w) in PHATIC for w in words(label))
 
 
 # what a session shows someone knows or does: occupation, study, practice, instruments and sports

@@ -23,6 +23,7 @@ from extraction.model import Extraction
 from extraction.resolver import Resolver
 from extraction.when import event_interval
 from graph.recall import tense
+from graph.recall.reads import RecallReads
 from graph.recall.request import ContextRequest
 from graph.recall.stages import (
     Seeds,
@@ -37,7 +38,6 @@ from graph.recall.stages import (
 )
 from graph.records import MAX_EVIDENCE, EntityRecord
 from graph.relation_facts import Capped
-from graph.service import MemoryService
 from graph.tally import Laps
 
 # words split at apostrophes too: "I'm" and "I’ve" speak in the first person
@@ -64,12 +64,12 @@ class Lookup:
         return self.counts.get(key, 0)
 
 
-def look_up(service: MemoryService, request: ContextRequest, as_of: float) -> Lookup:
+def look_up(reads: RecallReads, request: ContextRequest, as_of: float) -> Lookup:
     user_id, message, config = request.user_id, request.message, request.config
     laps = Laps()
-    resolver = service.caches.catalog(user_id)
+    resolver = reads.caches.catalog(user_id)
     laps.lap("lookup")
-    said = service.models.extract(message, asker(service, request))
+    said = reads.models.extract(message, asker(reads, request))
     laps.lap("parse")
     seeds = find_seeds(said, resolver, message)
     if config.uncued:
@@ -85,7 +85,7 @@ def look_up(service: MemoryService, request: ContextRequest, as_of: float) -> Lo
     # proportion to the user's history, and its strongest few say nothing about this message
     hub_keys = hubs(seeds.keys, counts, config.hub_mentions)
     cards = read_cards(
-        service,
+        reads,
         user_id,
         seeds.keys,
         config.card_relations,
@@ -103,10 +103,10 @@ def look_up(service: MemoryService, request: ContextRequest, as_of: float) -> Lo
     asked = tense.focus(message)
     lifts = time_lifts(evidence, lifts, asked, config.superseded_demotion, config.paired_lift)
     sources = entity_sources([*seeds.keys, *expanded], counts, config.hub_mentions)
-    entity_ids = service.caches.entity_memory_ids(user_id, sources, config.per_entity)
+    entity_ids = reads.caches.entity_memory_ids(user_id, sources, config.per_entity)
     early = [i for ids in entity_ids.values() for i in ids]
     timed = (
-        service.store.memories_in_time(user_id, when[0], when[1], config.time_candidates)
+        reads.store.memories_in_time(user_id, when[0], when[1], config.time_candidates)
         if when
         else []
     )
@@ -126,7 +126,7 @@ def look_up(service: MemoryService, request: ContextRequest, as_of: float) -> Lo
 
 
 def read_cards(
-    service: MemoryService,
+    reads: RecallReads,
     user_id: str,
     keys: Sequence[str],
     limit: int,
@@ -142,20 +142,20 @@ def read_cards(
     entity's relations; else from the graph."""
     cued = list(cued)
     capped = capped or Capped()
-    held = service.caches.relations(user_id, keys, limit, cued, evidence, bare, capped)
+    held = reads.caches.relations(user_id, keys, limit, cued, evidence, bare, capped)
     if held is None:
-        cards = service.store.entities(user_id, keys, limit, cued, evidence, bare=bare)
+        cards = reads.store.entities(user_id, keys, limit, cued, evidence, bare=bare)
         # the strongest `limit` come first, then the cued ones, each in card order
         cut = limit + max(0, capped.cued)
         return {
             k: replace(card, relations=card.relations[:cut]) if k in capped.keys else card
             for k, card in cards.items()
         }
-    cards = service.store.entities(user_id, keys, limit, (), evidence, bare=keys)
+    cards = reads.store.entities(user_id, keys, limit, (), evidence, bare=keys)
     return {k: replace(card, relations=held.get(k, ())) for k, card in cards.items()}
 
 
-def asker(service: MemoryService, request: ContextRequest) -> str | None:
+def asker(reads: RecallReads, request: ContextRequest) -> str | None:
     """Who asks: the call's `speaker`, else the user's main speaker when the message speaks in
     the first person (RetrievalConfig.default_asker says why). A speaker is a mention of the
     message, so an asker nobody named would seed every third-person question ("what did Mel
@@ -165,7 +165,7 @@ def asker(service: MemoryService, request: ContextRequest) -> str | None:
     words = {w.casefold() for w in _WORD.findall(request.message)}
     if words.isdisjoint(FIRST_PERSON):
         return None
-    return service.caches.main_speaker(request.user_id)
+    return reads.caches.main_speaker(request.user_id)
 
 
 def _mentions(resolver: Resolver, keys: Iterable[str]) -> dict[str, int]:

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from extraction.embedder import embedding_text
 from graph.errors import InvalidInput
 from graph.models import Vector
-from graph.profile.header import header_lines
 from graph.recall.block import BlockParts, Ranked, Window, compose, minimum_tokens
 from graph.recall.candidates import Candidates, collapse_repeats, gather, with_neighbours
 from graph.recall.confidence import (
@@ -42,14 +41,15 @@ from graph.recall.confidence import (
     with_notes,
 )
 from graph.recall.config import RetrievalConfig
+from graph.recall.header import header_lines
 from graph.recall.lookup import Lookup, look_up, read_cards
+from graph.recall.reads import RecallReads
 from graph.recall.request import ContextRequest, check_request
 from graph.recall.scoring import Fusion
 from graph.recall.stages import Scored, Scorer, card_keys, cards_as_of, hubs, rank, select
 from graph.recall.tense import Focus, focus
 from graph.recall.window import turn_window
 from graph.records import EntityRecord, MemoryFacts, MemoryRecord
-from graph.service import MemoryService
 from graph.tally import Laps
 
 __all__ = ["ContextRequest", "ContextResult", "ScoredMemory", "check_request", "retrieve"]
@@ -82,18 +82,18 @@ class _Header:
     profile: tuple[str, ...] = ()
 
 
-def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
-    check_request(request, service.limits)
+def retrieve(reads: RecallReads, request: ContextRequest) -> ContextResult:
+    check_request(request, reads.limits)
     laps = Laps()  # each stage's time, for /metrics and bench/perf.py
     # the message is embedded on the query pool from the start, while this thread reads the
     # graph and parses the message: the reads before the parse overlap it too
-    embedding = service.models.embed_query(embedding_text(request.message, None))
+    embedding = reads.models.embed_query(embedding_text(request.message, None))
     try:
         # the caches (FAISS, BM25, catalogue) first catch up with what other processes changed
-        service.caches.follow(request.user_id)
+        reads.caches.follow(request.user_id)
         laps.lap("follow")
         as_of = request.as_of if request.as_of is not None else time.time()
-        header = _header(service, request, as_of)
+        header = _header(reads, request, as_of)
         laps.lap("header")
         floor = minimum_tokens(header.time_line, header.user_line)
         if request.token_budget is not None and request.token_budget < floor:
@@ -101,13 +101,13 @@ def retrieve(service: MemoryService, request: ContextRequest) -> ContextResult:
                 "tokenBudget",
                 f"is {request.token_budget}; at least {floor} needed for the time and user lines",
             )
-        return _retrieve(service, request, as_of, header, embedding)
+        return _retrieve(reads, request, as_of, header, embedding)
     finally:
         embedding.cancel()  # a failed call leaves no work queued; a running one just finishes
 
 
 def _retrieve(
-    service: MemoryService,
+    reads: RecallReads,
     request: ContextRequest,
     as_of: float,
     header: _Header,
@@ -116,23 +116,23 @@ def _retrieve(
     laps = Laps()
     window = None
     if request.session_id is not None:
-        window = turn_window(service, request.user_id, request.session_id, request.config)
+        window = turn_window(reads, request.user_id, request.session_id, request.config)
     laps.lap("window")
-    found = look_up(service, request, as_of)  # times its own stages
+    found = look_up(reads, request, as_of)  # times its own stages
     laps.skip()
     # a message of several parts ("which came first, A or B?") is compared part by part too
     pieces = [embedding_text(p, None) for p in found.said.parts]
     if not request.config.message_parts:
         pieces = []
-    parts = service.models.embed_queries(pieces) if pieces else None
+    parts = reads.models.embed_queries(pieces) if pieces else None
     laps.lap("lookup")
     try:
-        candidates = gather(service, request, as_of, found.known, embedding, parts)
+        candidates = gather(reads, request, as_of, found.known, embedding, parts)
     finally:
         if parts is not None:
             parts.cancel()  # as the message's: a failed call leaves no work queued
     laps.skip()
-    ranked = _rank(service, request, as_of, found, candidates)
+    ranked = _rank(reads, request, as_of, found, candidates)
     laps.lap("rank")
     assessment = _assess(request, found, candidates, ranked)
     # below the floors nothing is shown: the block says that nothing relevant was found. A
@@ -153,11 +153,11 @@ def _retrieve(
         config.session_spread,
     )
     laps.lap("assess")
-    return _compose(service, request, as_of, header, found, window, top, episodes, assessment)
+    return _compose(reads, request, as_of, header, found, window, top, episodes, assessment)
 
 
 def _rank(
-    service: MemoryService,
+    reads: RecallReads,
     request: ContextRequest,
     as_of: float,
     found: Lookup,
@@ -191,10 +191,10 @@ def _rank(
         for i, m in candidates.facts.items()
     }
     if config.weights.neighbours > 0 and scored:
-        scored = with_neighbours(service, request, as_of, candidates, scorer, scored)
+        scored = with_neighbours(reads, request, as_of, candidates, scorer, scored)
     ranked = rank(scored.values())
     if config.repeat_cosine < 1:
-        ranked = collapse_repeats(service, request, ranked)
+        ranked = collapse_repeats(reads, request, ranked)
     return ranked
 
 
@@ -236,7 +236,7 @@ def _fusion(candidates: Candidates, config: RetrievalConfig) -> Fusion:
 
 
 def _compose(
-    service: MemoryService,
+    reads: RecallReads,
     request: ContextRequest,
     as_of: float,
     header: _Header,
@@ -249,11 +249,11 @@ def _compose(
     """Full records of what is shown, the cards, the notes, and the block within the budget."""
     user_id, config = request.user_id, request.config
     laps = Laps()
-    records = service.store.memories(user_id, [s.memory.id for s in top + episodes])
+    records = reads.store.memories(user_id, [s.memory.id for s in top + episodes])
     laps.lap("records")
     shown_top = [s.shown(records[s.memory.id]) for s in top if s.memory.id in records]
     shown_episodes = [s.shown(records[s.memory.id]) for s in episodes if s.memory.id in records]
-    cards = _cards(service, request, found, as_of)
+    cards = _cards(reads, request, found, as_of)
     laps.lap("cards")
     targets = {rel.target for card in cards for rel in card.relations}
     known = found.resolver.entities
@@ -278,7 +278,7 @@ def _compose(
     shown_ids = set(block.memory_ids) | set(block.episode_ids)
     kept = [s for s in shown_top if s.memory.id in shown_ids]
     kept_episodes = [s for s in shown_episodes if s.memory.id in shown_ids]
-    service.touch_later(user_id, [s.memory.id for s in kept + kept_episodes])
+    reads.touch_later(user_id, [s.memory.id for s in kept + kept_episodes])
     laps.lap("block")
     return ContextResult(
         text=block.text,
@@ -297,7 +297,7 @@ def _compose(
 
 
 def _cards(
-    service: MemoryService, request: ContextRequest, found: Lookup, as_of: float
+    reads: RecallReads, request: ContextRequest, found: Lookup, as_of: float
 ) -> list[EntityRecord]:
     """Seeds' cards (read by the lookup) first, then expanded entities' (hubs display only), as
     they stood at `as_of`."""
@@ -308,15 +308,15 @@ def _cards(
     bare = hubs(missing, found.counts, config.hub_mentions)  # expanded hubs: display only
     cards_by_key.update(
         read_cards(
-            service, request.user_id, missing, config.card_relations, found.seeds.cues, bare=bare
+            reads, request.user_id, missing, config.card_relations, found.seeds.cues, bare=bare
         )
     )
     cards = [cards_by_key[k] for k in keys if k in cards_by_key]
     return cards_as_of(cards, as_of + config.clock_skew_hours * 3600.0)
 
 
-def _header(service: MemoryService, request: ContextRequest, as_of: float) -> _Header:
+def _header(reads: RecallReads, request: ContextRequest, as_of: float) -> _Header:
     """The time line (in the user's zone), the user line and the profile line's parts: when it
-    is, who the user is, how long since last time (graph/profile/header.py)."""
-    lines = header_lines(service, request.user_id, request.speaker, request.session_id, as_of)
+    is, who the user is, how long since last time (graph/recall/header.py)."""
+    lines = header_lines(reads, request.user_id, request.speaker, request.session_id, as_of)
     return _Header(lines.time_line, lines.user_line, lines.profile)

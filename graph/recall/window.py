@@ -8,16 +8,16 @@ from __future__ import annotations
 from graph.recall import episodes
 from graph.recall.block import Window
 from graph.recall.config import EPISODES, RetrievalConfig
-from graph.service import MemoryService
+from graph.recall.reads import RecallReads
 
 # the current session's middle: about this many words for each of `window_middle` sentences
 WINDOW_WORDS_PER_SENTENCE = 15
 
 
 def turn_window(
-    service: MemoryService, user_id: str, session_id: str, config: RetrievalConfig
+    reads: RecallReads, user_id: str, session_id: str, config: RetrievalConfig
 ) -> Window | None:
-    store = service.store
+    store = reads.store
     session = store.session(user_id, session_id)
     if session is None:
         return None
@@ -34,6 +34,6 @@ def turn_window(
         window.middle = list(session.window_summary)
     else:
         words = WINDOW_WORDS_PER_SENTENCE * max(1, min(config.window_middle, len(middle) // 2))
-        window.middle = episodes.summarise(middle, words, EPISODES, service.models.reported)
+        window.middle = episodes.summarise(middle, words, EPISODES, reads.models.reported)
         store.cache_window_summary(user_id, session_id, window.middle, len(turns))
     return window

@@ -34,13 +34,14 @@ from extraction.embedder import embedding_text
 from extraction.model import Extraction
 from extraction.resolver import Resolution, Resolver
 from graph.background import Background
+from graph.batch import BatchRows
 from graph.caches import UserCaches
 from graph.errors import NotFound
 from graph.ids import MemoryId, new_memory_id
 from graph.limits import Limits
 from graph.memory_facts import UserFacts
 from graph.models import Models, Vector
-from graph.profile.store import day_of
+from graph.profile_store import day_of
 from graph.records import Mark, MemoryRecord
 from graph.repeats import REPEAT_COSINE, Said, closest_repeat, said_whole
 from graph.store import Store
@@ -48,7 +49,7 @@ from graph.validation import NewMemory, content_hash, validate_batch
 from graph.vectors import encode_embedding
 from graph.write.confirming import confirmations, with_confirmations
 from graph.write.merging import Folded, Merger
-from graph.write.rows import BatchRows, Written, build_rows
+from graph.write.rows import Written, build_rows
 from graph.write.screen import Screen
 from graph.write.stored import Stored, decide
 

@@ -33,9 +33,9 @@ from graph.background import Background
 from graph.ids import MemoryId
 from graph.profile import coverage, rules
 from graph.profile.coverage_tally import CoverageTally, tally_coverage
-from graph.profile.store import Stored, day_of
 from graph.profile.tally import SessionTally, TurnFacts, tally_session
-from graph.records import MemoryRecord
+from graph.profile_store import Stored, day_of
+from graph.records import MemoryRecord, Profile
 from graph.store import Store
 from graph.write.knowledge import build_index, refresh_indexes
 
@@ -120,17 +120,21 @@ class ProfileWriter:
         due.days |= stale.days
         fold(self._store, user_id, due)
 
-    def update(self, user_id: str, sessions: Iterable[str]) -> list[rules.Profile]:
+    def update(self, user_id: str, sessions: Iterable[str]) -> list[Profile]:
         """Tallies `sessions` (those that have ended) again, then folds and writes."""
         return fold(self._store, user_id, Due(sessions=set(sessions)))
 
-    def rebuild(self, user_id: str) -> list[rules.Profile]:
+    def rebuild(self, user_id: str) -> list[Profile]:
         """Tallies every ended session and sessionless day again, folds and writes:
         `refreshProfile`."""
         return fold(self._store, user_id, None)
 
     def tally(self, user_id: str, session_id: str) -> Counted:
         return tally(self._store, user_id, session_id)
+
+    def index(self, user_id: str, domain: str | None) -> coverage.Index:
+        """The stored knowledge index, folded now when there is none yet (`read_index`)."""
+        return read_index(self._store, user_id, domain)
 
 
 @dataclass(frozen=True)
@@ -141,7 +145,7 @@ class Counted:
     coverage: CoverageTally
 
 
-def fold(store: Store, user_id: str, again: Due | None) -> list[rules.Profile]:
+def fold(store: Store, user_id: str, again: Due | None) -> list[Profile]:
     """Folds the tallies of the user's ended sessions and sessionless days into profiles and
     writes them, tallying again those in `again` (all with None) and those without a current
     tally; then folds their shares into the user's knowledge indexes."""

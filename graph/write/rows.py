@@ -1,166 +1,34 @@
-"""A batch of new memories as the rows `cypher/write_memories.cypher` unwinds: memories, entities,
+"""Builds a batch's rows (graph/batch.py) from what the pipeline wrote: memories, entities,
 mentions, relations, sessions, session membership, the NEXT chain and earlier memories said again.
 
 Pre-aggregating in Python keeps the statement a plain walk over each list, so a batch is one atomic
-statement on both engines. The rows are frozen and typed: the store turns them into parameters
-(`BatchRows.params`) and the memory-facts copy reads them (graph/memory_facts.py), each by field.
+statement on both engines.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
 
 from extraction.model import ANY, KnownEntity
 from extraction.resolver import Resolution
 from extraction.when import event_interval
+from graph.batch import (
+    BatchRows,
+    EndingRow,
+    EntityRow,
+    InSessionRow,
+    MemoryRow,
+    MentionRow,
+    NextRow,
+    RelationRow,
+    RepeatRow,
+    SessionRow,
+)
 from graph.validation import DEFAULT_IMPORTANCE, MAX_IMPORTANCE, NewMemory
 from graph.vectors import to_faiss_id
 from graph.vocabulary import SINGLE_VALUED_TYPES
-
-
-@dataclass(frozen=True)
-class MemoryRow:
-    id: str
-    text: str
-    caption: str  # a short caption for Neo4j Browser
-    speaker: str | None
-    session_id: str | None
-    occurred_at: float
-    event_start: float | None  # the time the text speaks of (extraction/when.py)
-    event_end: float | None
-    created_at: float
-    external_id: str | None
-    content_hash: str
-    importance: int
-    pinned: bool
-    category: str | None
-    fact_type: str | None
-    kind: str
-    vector_id: int
-    embedding: str  # base64 of little-endian float32
-    embedding_model: str
-    topic_candidates: list[str] | None
-    repeat_of: str | None
-    redactions: list[str] | None = None  # the types the storage policy redacted from the text
-    # a stated fact that absorbed others (graph/write/merge.py): its own text and embedding,
-    # restored by unmerge; `text` and `embedding` are the merged ones
-    own_text: str | None = None
-    own_embedding: str | None = None
-    domain: str | None = None  # the knowledge index is kept per (user, domain)
-
-
-@dataclass(frozen=True)
-class EntityRow:
-    key: str
-    type: str
-    label: str
-    aliases: tuple[str, ...]
-    count: int  # mentions this batch adds
-    first_seen: float
-    last_seen: float
-    gender: str | None
-    unnamed: bool
-    plural: bool
-
-
-@dataclass(frozen=True)
-class MentionRow:
-    memory_id: str
-    key: str
-    as_speaker: bool
-
-
-@dataclass(frozen=True)
-class RelationRow:
-    src: str
-    type: str
-    dst: str
-    role: str | None
-    count: int
-    strong: int  # of `count`, said by pinned or importance-3 memories
-    evidence: tuple[str, ...]
-    first_seen: float
-    last_seen: float
-
-
-@dataclass(frozen=True)
-class EndingRow:
-    """A fact a memory says stopped holding ("I quit the club"): every `type` relation from `src`
-    to `dst` (None: to anyone) stated before `at` is history from `at` on; `at` is by when the
-    memory says it happened when it names a time ("when I visited Rome in 2019" ends no plan
-    made since), else when it was said."""
-
-    src: str
-    type: str
-    dst: str | None
-    at: float
-    memory_id: str
-
-
-@dataclass(frozen=True)
-class NextRow:
-    """One link of a session's chain of turns: `before` is followed by `after`."""
-
-    before: str
-    after: str
-
-
-@dataclass(frozen=True)
-class SessionRow:
-    id: str
-    count: int
-    started_at: float
-    last_turn_at: float
-
-
-@dataclass(frozen=True)
-class InSessionRow:
-    memory_id: str
-    session_id: str
-
-
-@dataclass(frozen=True)
-class RepeatRow:
-    """An earlier memory said again in this batch, and how often (graph/repeats.py)."""
-
-    id: str
-    count: int
-
-
-@dataclass(frozen=True)
-class BatchRows:
-    memories: tuple[MemoryRow, ...]
-    entities: tuple[EntityRow, ...]
-    mentions: tuple[MentionRow, ...]
-    relations: tuple[RelationRow, ...]
-    next: tuple[NextRow, ...]
-    sessions: tuple[SessionRow, ...]
-    in_session: tuple[InSessionRow, ...]
-    repeated: tuple[RepeatRow, ...]
-    # sources whose one-value-at-a-time facts this batch states: their validity is recomputed
-    single_valued_sources: tuple[str, ...]
-    # facts the batch's memories say stopped holding (extraction/endings.py)
-    endings: tuple[EndingRow, ...] = ()
-
-    def params(self) -> dict[str, Any]:
-        """The statement's parameters: lists of maps (tuples become lists; the engines' clients
-        send lists)."""
-        return {
-            "memories": [asdict(r) for r in self.memories],
-            "entities": [asdict(r) | {"aliases": list(r.aliases)} for r in self.entities],
-            "mentions": [asdict(r) for r in self.mentions],
-            "relations": [asdict(r) | {"evidence": list(r.evidence)} for r in self.relations],
-            "next": [{"from": r.before, "to": r.after} for r in self.next],
-            "sessions": [asdict(r) for r in self.sessions],
-            "in_session": [asdict(r) for r in self.in_session],
-            "repeated": [asdict(r) for r in self.repeated],
-            "single_valued_sources": list(self.single_valued_sources),
-            "endings": [asdict(r) for r in self.endings if r.dst is not None],
-            "endings_any": [asdict(r) for r in self.endings if r.dst is None],
-        }
 
 
 @dataclass(frozen=True)

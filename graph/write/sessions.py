@@ -13,16 +13,45 @@ The profiles of the people who spoke are then updated in the background (graph/w
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Protocol
 
 from extraction.embedder import embedding_text
+from graph.chat import is_formula
 from graph.errors import NotFound
+from graph.limits import Limits
+from graph.models import Models
 from graph.recall import episodes
 from graph.recall.config import EPISODES, EpisodeConfig
 from graph.records import MemoryRecord
-from graph.service import MemoryService
+from graph.store import Store
 from graph.validation import NewMemory, check_user_id
+from graph.write.pipeline import RememberResult
+from graph.write.profiles import ProfileWriter
+
+
+class SessionWrites(Protocol):
+    """What ending a session reads and writes: the episode is an ordinary memory, written and
+    replaced through the service's own operations. The service satisfies it, so this room imports
+    nothing above it."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def models(self) -> Models: ...
+
+    @property
+    def limits(self) -> Limits: ...
+
+    @property
+    def profiles(self) -> ProfileWriter: ...
+
+    def forget(self, user_id: str, memory_id: str) -> bool: ...
+
+    def remember_many(self, inputs: Sequence[NewMemory]) -> RememberResult: ...
 
 
 @dataclass(frozen=True)
@@ -72,17 +101,17 @@ def _header(session_id: str, turns: list[MemoryRecord]) -> str:
 
 
 def _about(
-    service: MemoryService,
+    writes: SessionWrites,
     user_id: str,
     session_id: str,
     turns: list[MemoryRecord],
     config: EpisodeConfig,
 ) -> _About:
-    store = service.store
+    store = writes.store
     entities = [
         e
         for e in store.session_entities(user_id, session_id, config.entities_read)
-        if not episodes.is_formula(e["label"])
+        if not is_formula(e["label"])
     ]
     speakers = {t.speaker for t in turns}
     labels = [e["label"] for e in entities if e["type"] != "topic" and e["label"] not in speakers]
@@ -119,45 +148,45 @@ class _Draft:
 
 
 def end_session(
-    service: MemoryService,
+    writes: SessionWrites,
     user_id: str,
     session_id: str,
     now: float | None = None,
     config: EpisodeConfig = EPISODES,
 ) -> SessionSummary:
     check_user_id(user_id)
-    return _finish(service, user_id, _draft(service, user_id, session_id, config), now)
+    return _finish(writes, user_id, _draft(writes, user_id, session_id, config), now)
 
 
-def _draft(service: MemoryService, user_id: str, session_id: str, config: EpisodeConfig) -> _Draft:
+def _draft(writes: SessionWrites, user_id: str, session_id: str, config: EpisodeConfig) -> _Draft:
     """The session's episode from its turns and what the graph holds of them; the episodes of
     other sessions play no part (an episode states no relation and names only known entities),
     so sessions ending together are drafted before any is written."""
-    turns = service.store.session_turns(user_id, session_id)
+    turns = writes.store.session_turns(user_id, session_id)
     if not turns:
         raise NotFound(f"no session {session_id!r} with turns for this user")
-    about = _about(service, user_id, session_id, turns, config)
+    about = _about(writes, user_id, session_id, turns, config)
     facts = episodes.fact_sentences(about.rows, config.facts_shown, {t.id: t.text for t in turns})
     shown = episodes.fact_budget(facts, config.words, config.fact_share)
     header = _header(session_id, turns)
     room = config.words - len(header.split()) - sum(len(f.split()) for f in shown)
     room -= len(episodes.about_line(about.labels + about.topics).split())
     fact_turns = frozenset(str(r["evidence"]) for r in about.rows)
-    key = episodes.summarise(turns, room, config, service.models.reported, fact_turns)
+    key = episodes.summarise(turns, room, config, writes.models.reported, fact_turns)
     open_threads = _open_threads(turns, config)
     extras = [f"Open: {t}" for t in open_threads] + about.hints.lines()
     text = episodes.compose(header, shown, key, about.labels + about.topics, extras, config.words)
-    cut = text[: service.limits.max_text_chars]
+    cut = text[: writes.limits.max_text_chars]
     return _Draft(session_id, turns, about, facts, key, open_threads, cut)
 
 
 def _finish(
-    service: MemoryService, user_id: str, draft: _Draft, now: float | None
+    writes: SessionWrites, user_id: str, draft: _Draft, now: float | None
 ) -> SessionSummary:
     """Writes the drafted episode, marks the session ended and queues its profile update."""
     session_id, about = draft.session_id, draft.about
-    episode = _write_episode(service, user_id, session_id, draft.text, draft.turns[-1].occurred_at)
-    service.store.end_session(
+    episode = _write_episode(writes, user_id, session_id, draft.text, draft.turns[-1].occurred_at)
+    writes.store.end_session(
         user_id,
         session_id,
         episode.id,
@@ -165,7 +194,7 @@ def _finish(
         about.topics,
         {**about.hints.params(), "open_threads": draft.open_threads},
     )
-    service.profiles.session_ended(user_id, session_id)  # off the request path
+    writes.profiles.session_ended(user_id, session_id)  # off the request path
     return SessionSummary(
         session_id=session_id,
         episode=episode,
@@ -180,13 +209,13 @@ def _finish(
 
 
 def _write_episode(
-    service: MemoryService, user_id: str, session_id: str, text: str, ended: float
+    writes: SessionWrites, user_id: str, session_id: str, text: str, ended: float
 ) -> MemoryRecord:
     """The episode as a memory of kind "episode", replacing the session's earlier one."""
     external_id = f"episode:{session_id}"
-    for old in service.store.find_existing(user_id, [external_id], []):
-        service.forget(user_id, old.id)
-    result = service.remember_many(
+    for old in writes.store.find_existing(user_id, [external_id], []):
+        writes.forget(user_id, old.id)
+    result = writes.remember_many(
         [
             NewMemory(
                 user_id=user_id,
@@ -202,22 +231,22 @@ def _write_episode(
 
 
 def end_idle_sessions(
-    service: MemoryService, user_id: str, latest: float, idle_gap: float
+    writes: SessionWrites, user_id: str, latest: float, idle_gap: float
 ) -> list[str]:
     """Ends the user's open sessions whose last turn is more than `idle_gap` seconds before
     `latest` (the event time of the user's newest turns). Their episodes are drafted first and
     embedded in one batch, then written one by one, as `end_session` writes them."""
     drafts = []
-    for session_id in service.store.idle_sessions(user_id, latest - idle_gap):
+    for session_id in writes.store.idle_sessions(user_id, latest - idle_gap):
         try:
-            drafts.append(_draft(service, user_id, session_id, EPISODES))
+            drafts.append(_draft(writes, user_id, session_id, EPISODES))
         except NotFound:
             continue
-    with service.models.embedded_ahead([(d.text, None) for d in drafts]):
+    with writes.models.embedded_ahead([(d.text, None) for d in drafts]):
         ended = []
         for draft in drafts:
             try:
-                _finish(service, user_id, draft, None)
+                _finish(writes, user_id, draft, None)
                 ended.append(draft.session_id)
             except NotFound:  # forgotten meanwhile
                 continue

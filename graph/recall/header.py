@@ -14,9 +14,9 @@ from datetime import UTC, datetime, tzinfo
 from zoneinfo import ZoneInfo
 
 from graph.profile import rules
-from graph.profile.store import Header
 from graph.profile.tally import SessionTally
-from graph.service import MemoryService
+from graph.profile_store import Header
+from graph.recall.reads import RecallReads
 
 PROFILE_ITEMS = 3  # expertise areas on the [PROFILE] line
 TOPICS_SHOWN = 3  # of the last session, on the [USER] line
@@ -62,14 +62,12 @@ def profile_parts(name: str, head: Header) -> tuple[str, ...]:
     return tuple(parts)
 
 
-def header_as_of(
-    service: MemoryService, user_id: str, name: str, head: Header, as_of: float
-) -> Header:
+def header_as_of(reads: RecallReads, user_id: str, name: str, head: Header, as_of: float) -> Header:
     """The profile head as it stood at `as_of`: the tallies of the sessions and days ended by
     then, folded as the stored profile is (graph/profile/rules.py), so that a block asked as of
     a past moment knows nothing said after it. Costs one small JSON tally per ended session;
     read only when the stored profile folds a later turn."""
-    stored = service.store.profiles.tallies(user_id) + service.store.profiles.day_tallies(user_id)
+    stored = reads.store.profiles.tallies(user_id) + reads.store.profiles.day_tallies(user_id)
     tallies = [
         tally
         for s in stored
@@ -77,9 +75,9 @@ def header_as_of(
         and (tally := SessionTally.from_json(s.tally)) is not None
         and tally.ended <= as_of
     ]
-    turns = service.store.profiles.area_turns(user_id, rules.areas(tallies)) if tallies else {}
+    turns = reads.store.profiles.area_turns(user_id, rules.areas(tallies)) if tallies else {}
     then = next((p for p in rules.build(tallies, turns) if p.speaker == name), None)
-    chosen = service.store.profiles.settings(user_id).preferred_name  # set by hand: any time
+    chosen = reads.store.profiles.settings(user_id).preferred_name  # set by hand: any time
     if then is None:
         return Header(timezone=head.timezone, preferred_name=chosen)
     return Header(
@@ -93,25 +91,25 @@ def header_as_of(
 
 
 def header_lines(
-    service: MemoryService,
+    reads: RecallReads,
     user_id: str,
     speaker: str | None,
     session_id: str | None,
     as_of: float,
 ) -> HeaderLines:
-    name = speaker or service.caches.main_speaker(user_id)
-    head = service.store.profiles.header(user_id, name, PROFILE_ITEMS)
+    name = speaker or reads.caches.main_speaker(user_id)
+    head = reads.store.profiles.header(user_id, name, PROFILE_ITEMS)
     if name and head.last_active_at is not None and head.last_active_at > as_of:
-        head = header_as_of(service, user_id, name, head, as_of)
+        head = header_as_of(reads, user_id, name, head, as_of)
     user_line = f"[USER] {user_id}" + (f" — {name}" if name else "")
     if head.preferred_name and head.preferred_name != name:
         user_line += f", called {head.preferred_name}"
-    last_id = service.caches.last_session_id(user_id, session_id)
-    last = service.store.session(user_id, last_id) if last_id is not None else None
+    last_id = reads.caches.last_session_id(user_id, session_id)
+    last = reads.store.session(user_id, last_id) if last_id is not None else None
     if last is not None and last.last_turn_at is not None and last.last_turn_at > as_of:
         # asked as of a past moment: the last session by then, never one that came after
-        last_id = service.store.session_before(user_id, as_of, session_id)
-        last = service.store.session(user_id, last_id) if last_id is not None else None
+        last_id = reads.store.session_before(user_id, as_of, session_id)
+        last = reads.store.session(user_id, last_id) if last_id is not None else None
     if last is not None and last.last_turn_at is not None:
         user_line += (
             f"; last session {last.id} {_ago(max(0, int((as_of - last.last_turn_at) // _DAY)))}"

@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from graph.profile.rules import ExpertiseItem, Profile, Style
-from graph.profile.tally import SelfFact
+from graph.records import ExpertiseItem, Profile, SelfFact, Style
 
 PROFILE_STATEMENTS = {
     "turn_self_facts",
@@ -71,7 +70,7 @@ class Header:
     style: Style | None = None
     items: tuple[tuple[str, str], ...] = ()  # (area, depth)
     # when the speaker last spoke in what the stored profile folds: a block asked as of an
-    # earlier moment folds the tallies of that moment instead (graph/profile/header.py)
+    # earlier moment folds the tallies of that moment instead (graph/recall/header.py)
     last_active_at: float | None = None
 
 
