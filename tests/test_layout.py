@@ -10,6 +10,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("graph", "extraction", "api")
 MAX_FUNCTION_LINES = 60
 MAX_SERVICE_LINES = 300
+MAX_README_LINES = 450
 
 
 def test_no_function_is_longer_than_sixty_lines() -> None:
@@ -28,6 +29,12 @@ def test_no_function_is_longer_than_sixty_lines() -> None:
 def test_the_service_is_a_thin_facade() -> None:
     lines = (ROOT / "graph" / "service.py").read_text(encoding="utf-8").count("\n")
     assert lines <= MAX_SERVICE_LINES, lines
+
+
+def test_the_readme_stays_a_manual() -> None:
+    """Long explanations go to docs/; the README is what a newcomer reads top to bottom."""
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").count("\n")
+    assert lines <= MAX_README_LINES, f"README.md has {lines} lines; move detail to docs/"
 
 
 def test_no_bench_script_shadows_the_standard_library() -> None:

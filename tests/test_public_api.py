@@ -117,3 +117,19 @@ def test_open_keeps_the_data_directory(tmp_path: Path) -> None:
     with Recollect.open(tmp_path / "data", settings=settings) as memory:
         block = memory.context("alice", "Where does Bruno work?")
         assert "Lyon" in block.text
+
+
+def test_the_readme_example_runs_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The README's Python block, executed verbatim in an empty directory."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### Python") :]
+    start = section.index("```python\n") + len("```python\n")
+    code = section[start : section.index("\n```", start)]
+    assert "Recollect.open" in code
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "README.md", "exec"), {})
+    printed = capsys.readouterr().out
+    assert "Porto" in printed and printed.strip().endswith("text")
+    assert (tmp_path / "recollect-data").is_dir()
