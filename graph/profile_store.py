@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, time
 from typing import Any
 
 from graph.records import ExpertiseItem, Profile, SelfFact, Style
@@ -39,8 +39,10 @@ _DAY = 86_400.0
 
 
 def day_of(stamp: float) -> str:
-    """The UTC day of a time, as a DayTally names it ("2026-01-05")."""
-    return datetime.fromtimestamp(stamp, tz=UTC).strftime("%Y-%m-%d")
+    """The UTC day of a time, as a DayTally names it ("2026-01-05", "0147-07-28"): ISO 8601 with
+    a four-digit year, which `day_turn_ids` reads back. strftime's %Y gave "147-07-28" for the
+    year 147, which the API accepts; the profile fold then failed on every run for that user."""
+    return datetime.fromtimestamp(stamp, tz=UTC).date().isoformat()
 
 
 @dataclass(frozen=True)
@@ -124,7 +126,7 @@ class ProfileStore:
 
     def day_turn_ids(self, user_id: str, day: str) -> list[str]:
         """The ids of the user's turns without a session said on `day` (UTC), in order."""
-        start = datetime.fromisoformat(day).replace(tzinfo=UTC).timestamp()
+        start = datetime.combine(date.fromisoformat(day), time(), tzinfo=UTC).timestamp()
         rows = self._run("day_turns", user_id=user_id, start=start, end=start + _DAY)
         return [str(r["id"]) for r in rows]
 

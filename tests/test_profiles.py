@@ -7,16 +7,20 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
+from datetime import UTC, date, datetime, time
 from typing import Any
 
 import anyio
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from mcp import Client
 
 from api.mcp_server import build_server, stdio_caller
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
 from graph.profile import coverage, rules, signals
+from graph.profile_store import day_of
 from tests.conftest import Api, close_api, embedded_only, open_api
 
 KEYS = {
@@ -781,3 +785,42 @@ def test_a_question_counts_as_answered_by_the_next_speaker_who_says_something() 
     assert (bo.asked, bo.answered) == (2, 1)  # the trip answered, the summer refused
     assert (ann.asked, ann.answered) == (1, 0)  # "Not yet." says too little
     assert bo.declined == [["the summer", "m3"]]
+
+
+# -- any date the API accepts (issue 58) -----------------------------------------------------------
+
+
+@given(st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30)))
+def test_a_day_name_reads_back_as_its_day_for_any_year(moment: datetime) -> None:
+    """`day_of` names the UTC day with a four-digit year; the fold reads the name back
+    (`day_turn_ids`) and the stored days sort as strings in time."""
+    stamp = moment.replace(tzinfo=UTC).timestamp()
+    day = day_of(stamp)
+    start = datetime.combine(date.fromisoformat(day), time(), tzinfo=UTC).timestamp()
+    assert len(day) == 10 and start <= stamp < start + 86_400
+
+
+def test_a_memory_of_any_accepted_date_gets_its_user_a_profile(
+    tmp_path_factory: pytest.TempPathFactory, extractor: Extractor, embedder: Embedder
+) -> None:
+    """The year 147 broke the user's profile for good (the day's name did not parse back)."""
+    api, _ = open_api(tmp_path_factory.mktemp("dates"), extractor, embedder)
+    try:
+        said = "I work as a potter and I make stoneware bowls."
+        whens = ["0147-07-28T10:00:00Z", "2024-02-29T12:00:00Z", "9999-12-31T10:00:00+14:00"]
+        for when in whens:
+            memory = {
+                "userId": "old",
+                "speaker": "Ode",
+                "text": f"{said} {when}",
+                "occurredAt": when,
+            }
+            api.ok(REMEMBER, inputs=[memory])
+        api.runtime.service.drain()
+        days = [d.name for d in api.runtime.store.profiles.day_tallies("old")]
+        assert days == ["0147-07-28", "2024-02-29", "9999-12-30"]
+        profile = api.ok(PROFILE, u="old", speaker=None)["profile"]
+        assert profile["built"] and profile["entriesContributed"] == 3
+        assert profile["lastActiveAt"].startswith("9999-12-30")
+    finally:
+        close_api(api)

@@ -223,12 +223,13 @@ def temporal(times: Sequence[float]) -> tuple[tuple[str, int], ...]:
     counts: Counter[str] = Counter()
     for stamp in times:
         moment = datetime.fromtimestamp(stamp, tz=UTC)
+        # four-digit years, so that the buckets sort in time for any year the API accepts
         if span > 30:
-            counts[f"{moment.year // 10 * 10}s"] += 1
+            counts[f"{moment.year // 10 * 10:04d}s"] += 1
         elif span > 2:
-            counts[str(moment.year)] += 1
+            counts[f"{moment.year:04d}"] += 1
         else:
-            counts[moment.strftime("%Y-%m")] += 1
+            counts[f"{moment.year:04d}-{moment.month:02d}"] += 1
     return tuple(sorted(counts.items()))
 
 

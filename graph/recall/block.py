@@ -45,7 +45,7 @@ def count_tokens(text: str) -> int:
 def day(timestamp: float | None) -> str:
     if timestamp is None:
         return "unknown"
-    return datetime.fromtimestamp(timestamp, tz=UTC).strftime("%Y-%m-%d")
+    return datetime.fromtimestamp(timestamp, tz=UTC).date().isoformat()  # "0147-07-28" too
 
 
 # co-mentions a card line shows at most, after the stated facts: whatever was named beside the
