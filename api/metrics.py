@@ -27,7 +27,7 @@ from starlette.responses import Response
 from strawberry.extensions import SchemaExtension
 
 from api.errors import error_code
-from graph.tally import Tally, counting
+from graph.request_cost import Tally, counting
 
 # context calls take tens of milliseconds, long rememberMany batches seconds
 STATEMENT_BUCKETS = (1, 2, 4, 6, 8, 10, 12, 16, 24, 32, 64, 128)
@@ -65,7 +65,7 @@ class Metrics:
             "recollect_stage_seconds",
             "Time per stage of a request, by root field: context's follow, header, parse, "
             "cards, lookup, bm25, candidates, embed (waiting for the message's vector), faiss, "
-            "rank, assess, records, block (graph/tally.py; the names are the code's)",
+            "rank, assess, records, block (graph/request_cost.py; the names are the code's)",
             ["operation", "stage"],
             buckets=STAGE_BUCKETS,
             registry=self.registry,

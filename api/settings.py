@@ -50,7 +50,7 @@ class Settings:
     # the storage policy for personal data and secrets (graph/write/policy.py): changes to the
     # defaults, e.g. "EMAIL_ADDRESS=redact,secrets=refuse"; "off" keeps everything
     pii_policy: str = ""
-    # merge stated facts on write (graph/write/merge.py). Off by default: on LoCoMo's
+    # merge stated facts on write (graph/write/merge_rules.py). Off by default: on LoCoMo's
     # observations its neighbour gate refused every merge while fact ingest ran 5.6x slower
     # (docs/benchmarks.md, bench/merge.py)
     merge_facts: bool = False

@@ -146,22 +146,22 @@ def main() -> None:
         "--neighbour-rise",
         type=float,
         help="the neighbour gate's allowed rise over the sources' crowding for this run "
-        "(graph/write/merge.py NEIGHBOUR_RISE; 1.0 turns the gate off)",
+        "(graph/write/merge_rules.py NEIGHBOUR_RISE; 1.0 turns the gate off)",
     )
     parser.add_argument(
         "--neighbour-max",
         type=float,
-        help="the neighbour gate's bound for this run (graph/write/merge.py NEIGHBOUR_MAX; 1.0 "
+        help="the neighbour gate's bound for this run (write/merge_rules.py NEIGHBOUR_MAX; 1.0 "
         "turns the gate off), to see what it costs",
     )
     args = parser.parse_args()
     if args.neighbour_rise is not None:
-        from graph.write import merge
+        from graph.write import merge_rules as merge
 
         merge.NEIGHBOUR_RISE = args.neighbour_rise
         print(f"neighbour gate: rise over the sources' crowding <= {args.neighbour_rise}")
     if args.neighbour_max is not None:
-        from graph.write import merge
+        from graph.write import merge_rules as merge
 
         merge.NEIGHBOUR_MAX = args.neighbour_max
         print(f"neighbour gate: mean top-3 hybrid score <= {args.neighbour_max}")

@@ -190,7 +190,7 @@ def stage_means(
     after: dict[tuple[str, tuple[tuple[str, str], ...]], float],
     calls: int,
 ) -> dict[str, float]:
-    """Mean seconds per context call of each stage (graph/tally.py), from /metrics."""
+    """Mean seconds per context call of each stage (graph/request_cost.py), from /metrics."""
     means: dict[str, float] = {}
     for (name, labels), value in after.items():
         tags = dict(labels)
@@ -205,7 +205,7 @@ def in_process(data_dir: Path, questions: list[str]) -> dict[str, Any]:
     from api.runtime import start
     from api.settings import Settings
     from graph.recall.retrieval import ContextRequest, retrieve
-    from graph.tally import counting
+    from graph.request_cost import counting
 
     # serving: the message is embedded by the traced model, as in the service measured beside
     runtime = start(Settings(data_dir=data_dir), serving=True)
@@ -450,7 +450,7 @@ def report(rows: list[dict[str, Any]], sizes: list[int], clients: int, data: str
 
 
 def stage_table(row: dict[str, Any]) -> None:
-    """Mean ms per stage of a context call (graph/tally.py), through GraphQL and in process;
+    """Mean ms per stage of a context call (graph/request_cost.py), through GraphQL and in process;
     what the client waited beyond GraphQL's execution is HTTP, the event loop and the client."""
     api = dict(row["stages"])
     executed = api.pop("GraphQL execution (all of the above)", 0.0)

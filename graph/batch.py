@@ -37,7 +37,7 @@ class MemoryRow:
     topic_candidates: list[str] | None
     repeat_of: str | None
     redactions: list[str] | None = None  # the types the storage policy redacted from the text
-    # a stated fact that absorbed others (graph/write/merge.py): its own text and embedding,
+    # a stated fact that absorbed others (graph/write/merge_rules.py): its own text and embedding,
     # restored by unmerge; `text` and `embedding` are the merged ones
     own_text: str | None = None
     own_embedding: str | None = None

@@ -36,7 +36,7 @@ class MemoryRecord:
     repeats: int = 0
     # the types the storage policy redacted from the text (graph/write/policy.py)
     redactions: tuple[str, ...] = ()
-    # a stated fact merged into another (graph/write/merge.py): the memory that absorbed it
+    # a stated fact merged into another (graph/write/merge_rules.py): the memory that absorbed it
     absorbed_into: str | None = None
     # the part of the user's memory it belongs to ("village-history"), when the writer named one
     domain: str | None = None

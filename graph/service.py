@@ -6,7 +6,7 @@ It assembles the parts and owns none of their work:
     store       graph/store.py        named statements in, records out (the graph is the truth)
     caches      graph/caches.py       FAISS, BM25, catalogue, speakers, memory facts per user,
                                       following the graph's change sequence, within a budget
-    models      graph/models.py       spaCy and MiniLM and the threads they run on
+    models      graph/model_threads.py       spaCy and MiniLM and the threads they run on
     background  graph/background.py   the one thread for work no request waits for
     screen      graph/write/screen.py the storage policy for personal data and secrets
     writes      graph/write/          the write pipeline (remember) and the edits (forget, pin,
@@ -31,7 +31,7 @@ from graph.caches import UserCaches
 from graph.errors import InvalidInput, NotFound
 from graph.ids import MemoryId
 from graph.limits import MAX_PAGE, Limits
-from graph.models import Models
+from graph.model_threads import Models
 from graph.profile_store import day_of
 from graph.reconcile import ReconcileReport
 from graph.records import EntityRecord, MemoryRecord

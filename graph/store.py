@@ -34,7 +34,7 @@ from graph.records import (
     SessionRecord,
     ViewFilter,
 )
-from graph.tally import count_statement
+from graph.request_cost import count_statement
 from graph.vocabulary import DOMAINS, SINGLE_VALUED, SINGLE_VALUED_TYPES
 
 STATEMENTS = {

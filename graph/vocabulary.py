@@ -227,7 +227,7 @@ NODE_LABELS: tuple[str, ...] = (
     "Entity",
     "Session",
     "ChangeLog",
-    # a stated fact merged into another (graph/write/merge.py): inactive, readable by id
+    # a stated fact merged into another (graph/write/merge_rules.py): inactive, readable by id
     "Absorbed",
     "Profile",
     "Expertise",
@@ -239,7 +239,7 @@ NODE_LABELS: tuple[str, ...] = (
 # MENTIONS: memory -> entity; NEXT: a session's turns in ingest order; IN_SESSION: turn -> session;
 # SUMMARIZED_BY: session -> its episodic summary memory; PROFILE_OF: profile -> the person's
 # entity; HAS_EXPERTISE: profile -> item; ABOUT: item -> the entity it is about
-# MERGED_FROM: a stated fact -> one it absorbed (graph/write/merge.py)
+# MERGED_FROM: a stated fact -> one it absorbed (graph/write/merge_rules.py)
 EDGE_TYPES: tuple[str, ...] = (
     "MENTIONS",
     "NEXT",

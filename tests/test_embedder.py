@@ -14,7 +14,7 @@ from extraction.embedder import (
     verify_weights,
 )
 from extraction.extractor import Extractor
-from graph.models import Models
+from graph.model_threads import Models
 
 
 def test_shipped_weights_verify() -> None:

@@ -66,7 +66,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
                 "graph.vocabulary",
                 "graph.validation",
                 "graph.repeats",
-                "graph.tally",
+                "graph.request_cost",
                 "graph.heap",
                 "graph.queries",
                 "graph.chat",
@@ -83,7 +83,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
                 "graph.profile_store",
                 "graph.vectors",
                 "graph.lexical",
-                "graph.models",
+                "graph.model_threads",
                 "graph.background",
                 "graph.residency",
             }

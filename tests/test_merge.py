@@ -1,4 +1,4 @@
-"""The merge decision for stated facts (graph/write/merge.py): the rule of the middle zone, the
+"""The merge decision for stated facts (write/merge_rules.py): the rule of the middle zone, the
 merged text, and each gate — a test per gate that fails without it. Vectors are hand-made where a
 test is about the logic; the last test runs the real MiniLM."""
 
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from extraction.embedder import Embedder
-from graph.write import merge
-from graph.write.merge import Fact, Probe, Vector, compatible, merged_text, plan, should_merge
+from graph.write import merge_rules as merge
+from graph.write.merge_rules import Fact, Probe, Vector, compatible, merged_text, plan, should_merge
 
 SISTER = ("person:user", "FAMILY_OF", "person:mary")
 LIVES = ("person:mary", "LIVES_IN", "place:boston")

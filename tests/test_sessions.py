@@ -300,7 +300,7 @@ class _Counted:
 def test_texts_embedded_ahead_are_not_embedded_again(
     extractor: Extractor, embedder: Embedder
 ) -> None:
-    from graph.models import Models
+    from graph.model_threads import Models
 
     counted = _Counted(embedder)
     models = Models(extractor, counted)  # type: ignore[arg-type]

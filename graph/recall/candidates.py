@@ -24,12 +24,12 @@ import numpy.typing as npt
 
 from graph.ids import MemoryId
 from graph.lexical import LexicalScores
-from graph.models import Rows, Vector
+from graph.model_threads import Rows, Vector
 from graph.recall.reads import RecallReads
 from graph.recall.request import ContextRequest
 from graph.recall.stages import Scored, Scorer, adjacency, collapse, neighbour_bonus, rank
 from graph.records import MemoryFacts
-from graph.tally import Laps
+from graph.request_cost import Laps
 
 
 @dataclass(frozen=True)

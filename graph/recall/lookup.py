@@ -38,7 +38,7 @@ from graph.recall.stages import (
 )
 from graph.records import MAX_EVIDENCE, EntityRecord
 from graph.relation_facts import Capped
-from graph.tally import Laps
+from graph.request_cost import Laps
 
 # words split at apostrophes too: "I'm" and "I’ve" speak in the first person
 _WORD = re.compile(r"\w+", re.UNICODE)

@@ -13,7 +13,7 @@ from typing import Protocol
 
 from graph.caches import UserCaches
 from graph.limits import Limits
-from graph.models import Models
+from graph.model_threads import Models
 from graph.store import Store
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from extraction.embedder import embedding_text
 from graph.errors import InvalidInput
-from graph.models import Vector
+from graph.model_threads import Vector
 from graph.recall.block import BlockParts, Ranked, Window, compose, minimum_tokens
 from graph.recall.candidates import Candidates, collapse_repeats, gather, with_neighbours
 from graph.recall.confidence import (
@@ -50,7 +50,7 @@ from graph.recall.stages import Scored, Scorer, card_keys, cards_as_of, hubs, ra
 from graph.recall.tense import Focus, focus
 from graph.recall.window import turn_window
 from graph.records import EntityRecord, MemoryFacts, MemoryRecord
-from graph.tally import Laps
+from graph.request_cost import Laps
 
 __all__ = ["ContextRequest", "ContextResult", "ScoredMemory", "check_request", "retrieve"]
 

@@ -42,7 +42,7 @@ class Edits:
         return True
 
     def unmerge(self, user_id: str, memory_id: str) -> MemoryRecord:
-        """Undoes the merge of stated facts `memory_id` is either side of (graph/write/merge.py):
+        """Undoes the merge of stated facts `memory_id` is either side of (write/merge_rules.py):
         the absorbed memories are active again and the kept one has its own text back. Returns
         the restored memory (the one named, when it was absorbed; else the first restored). The
         change takes a new epoch of the user's log: every process reloads the user's caches."""

@@ -8,7 +8,7 @@ For a batch, per user:
 2. idempotency: an input whose externalId (or, without one, normalised text and speaker) is known
    is that memory, as is a repeat within the batch;
 3. the models, outside the write lock so concurrent batches run them side by side: spaCy on the
-   extraction thread beside the embedder (graph/models.py);
+   extraction thread beside the embedder (graph/model_threads.py);
 4. under the write lock: the caches follow the graph (graph/caches.py), idempotency again (another
    request may have written the same inputs meanwhile), the resolver settles names, pronouns and
    roles against the user's catalogue, near-duplicates are linked (graph/repeats.py);
@@ -40,7 +40,7 @@ from graph.errors import NotFound
 from graph.ids import MemoryId, new_memory_id
 from graph.limits import Limits
 from graph.memory_facts import UserFacts
-from graph.models import Models, Vector
+from graph.model_threads import Models, Vector
 from graph.profile_store import day_of
 from graph.records import Mark, MemoryRecord
 from graph.repeats import REPEAT_COSINE, Said, closest_repeat, said_whole
@@ -48,7 +48,7 @@ from graph.store import Store
 from graph.validation import NewMemory, content_hash, validate_batch
 from graph.vectors import encode_embedding
 from graph.write.confirming import confirmations, with_confirmations
-from graph.write.merging import Folded, Merger
+from graph.write.merge_stage import Folded, Merger
 from graph.write.rows import Written, build_rows
 from graph.write.screen import Screen
 from graph.write.stored import Stored, decide
@@ -104,7 +104,7 @@ class WritePipeline:
         self.merger = Merger(store, caches, models)
         # new memory id -> the first earlier fact it absorbed, until the batch's answer reads it
         self.merged: dict[str, str] = {}
-        self.merge_facts = False  # merge stated facts on write (graph/write/merging.py)
+        self.merge_facts = False  # merge stated facts on write (graph/write/merge_stage.py)
         self._store = store
         self._caches = caches
         self._models = models
@@ -169,7 +169,7 @@ class WritePipeline:
         final = [MemoryId(i or "") for i in slots.ids]
         missing = [i for i in final if i not in by_id]
         for user_id in by_user if missing else ():
-            # a fact of this batch absorbed by a later one of it (graph/write/merging.py)
+            # a fact of this batch absorbed by a later one of it (graph/write/merge_stage.py)
             by_id.update(self._store.absorbed(user_id, missing))
         lost = [i for i in final if i not in by_id]
         if lost:

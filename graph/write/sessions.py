@@ -22,7 +22,7 @@ from extraction.embedder import embedding_text
 from graph.chat import is_formula
 from graph.errors import NotFound
 from graph.limits import Limits
-from graph.models import Models
+from graph.model_threads import Models
 from graph.recall import episodes
 from graph.recall.config import EPISODES, EpisodeConfig
 from graph.records import MemoryRecord

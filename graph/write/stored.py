@@ -6,7 +6,7 @@ in MCP's answer): the storage decision made visible, with the earlier memory it 
     REPEAT    said before: the same externalId or normalised text returns the stored memory (no
               write; `earlier` is that memory), or a near-duplicate written and linked to the
               earlier saying (graph/repeats.py; `earlier` is the first saying)
-    MERGED    a stated fact that absorbed earlier ones (graph/write/merge.py): `earlier` is the
+    MERGED    a stated fact that absorbed earlier ones (write/merge_rules.py): `earlier` is the
               first absorbed, now inactive and readable by id
 
 REDACTED wins over NEW and REPEAT-by-near-duplicate, since what was lost is what a client must
@@ -31,7 +31,7 @@ class Stored:
 
 def decide(record: MemoryRecord, created: bool, absorbed: str | None = None) -> Stored:
     """The decision for one input, from the record it resolved to, whether this call wrote it
-    and the first earlier fact it absorbed (graph/write/merging.py)."""
+    and the first earlier fact it absorbed (graph/write/merge_stage.py)."""
     if absorbed is not None:
         return Stored(MERGED, absorbed)
     if not created:

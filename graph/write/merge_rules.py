@@ -1,7 +1,7 @@
 """The merge decision for stated facts (memories with a `factType`), by rule and without an LLM:
 which earlier fact a new one folds into, what the merged text is, and the two gates every merge
 passes before it stands. Pure: vectors and scores come in through the callables of `Probe`; it
-writes nothing (graph/write/merging.py runs it on the write path).
+writes nothing (graph/write/merge_stage.py runs it on the write path).
 
 The fixed-point loop (`plan`): find the most similar active fact of the same speaker; above
 `MERGE_ABOVE` cosine merge, below `NEVER_BELOW` never, in between decide by rule — the same subject

@@ -1,5 +1,5 @@
 """The merge stage of the write path: each new stated fact (a `factType`, outside a session) is
-planned against the user's active stated facts of the same speaker (graph/write/merge.py), and
+planned against the user's active stated facts of the same speaker (graph/write/merge_rules.py), and
 what passes both gates folds the earlier facts into the new one — the new memory is written with
 the merged text and vector, keeping its own to restore on `unmerge`, and the earlier ones are
 absorbed after the batch's statement (cypher/absorb_memories.cypher).
@@ -30,13 +30,13 @@ from extraction.embedder import embedding_text
 from extraction.model import Extraction
 from graph.caches import UserCaches
 from graph.ids import MemoryId
-from graph.models import Models, Vector
+from graph.model_threads import Models, Vector
 from graph.recall.config import PRESETS
 from graph.recall.scoring import similarity
 from graph.records import MemoryRecord
 from graph.store import Store
 from graph.validation import NewMemory
-from graph.write.merge import Fact, Probe, Refusal, plan
+from graph.write.merge_rules import Fact, Probe, Refusal, plan
 
 NEAREST = 5
 REFUSALS_KEPT = 1_000
