@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from api.settings import Settings
+from graph.assembly import Executor
 from graph.errors import InvalidInput, RecollectError
-from graph.executor import Executor
 from graph.limits import DEFAULT_MAX_MEMORIES
 from graph.recall.config import DEFAULT_PROFILE, PRESETS, preset
 from graph.validation import NewMemory, validate
@@ -217,7 +217,7 @@ def _existing(settings: Settings) -> Settings:
 
 def context(args: argparse.Namespace) -> int:
     from api.runtime import start
-    from graph.recall.retrieval import ContextRequest, retrieve
+    from graph.service import ContextRequest
 
     # the same defaults as the API's context query: the `default` preset unless --profile
     request = ContextRequest(
@@ -234,7 +234,7 @@ def context(args: argparse.Namespace) -> int:
     )
     runtime = start(_existing(_settings(args)))
     try:
-        result = retrieve(runtime.service, request)
+        result = runtime.service.context(request)
     finally:
         runtime.close()
     if args.json:
@@ -273,31 +273,18 @@ def context(args: argparse.Namespace) -> int:
 def _target_executor(args: argparse.Namespace) -> Executor:
     """bolt:// or neo4j:// → the neo4j driver; falkordb://host:port[/graph] → FalkorDB's native
     protocol (another Recollect data directory's engine, for instance)."""
-    from urllib.parse import urlparse
+    from graph.assembly import export_target
 
-    from api.runtime import falkordb_server
-    from graph.executor import BoltExecutor, FalkorExecutor
-
-    url = urlparse(args.to)
-    server = falkordb_server(args.to)
-    if server is not None:
-        return FalkorExecutor(*server)
-    if url.scheme in {"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"}:
-        return BoltExecutor(
-            args.to,
-            args.target_user,
-            args.target_password,
-            database=args.target_database,
-            engine=args.target_engine,
-        )
-    raise ValueError(f"--to {args.to!r}: expected a bolt://, neo4j:// or falkordb:// URI")
+    return export_target(
+        args.to, args.target_user, args.target_password, args.target_database, args.target_engine
+    )
 
 
 def export(args: argparse.Namespace) -> int:
     from rich.progress import Progress
 
     from api.runtime import start
-    from graph.export import ExportCounts, Exporter, write_graphml
+    from graph.assembly import ExportCounts, Exporter, write_graphml
 
     if bool(args.to) == bool(args.graphml):
         print("choose exactly one of --to bolt://HOST:PORT and --graphml FILE", file=sys.stderr)

@@ -26,12 +26,10 @@ from api.runtime import Runtime, start
 from api.settings import Settings
 from graph.errors import InvalidInput
 from graph.limits import DEFAULT_MAX_MEMORIES
-from graph.profile.view import ProfileView, read_profile
 from graph.recall.config import DEFAULT_PROFILE, preset
-from graph.recall.retrieval import ContextRequest, ContextResult, retrieve
 from graph.records import EntityRecord, MemoryRecord
+from graph.service import ContextRequest, ContextResult, ProfileView, Stored
 from graph.validation import NewMemory, check_no_nul, check_user_id
-from graph.write.stored import Stored
 
 __all__ = [
     "ContextResult",
@@ -176,7 +174,7 @@ class Recollect:
             min_score=min_score,
             min_confidence=min_confidence,
         )
-        return retrieve(self._runtime.service, request)
+        return self._runtime.service.context(request)
 
     def entity(
         self, user_id: str, key: str | None = None, *, name: str | None = None
@@ -195,4 +193,4 @@ class Recollect:
 
     def profile(self, user_id: str, speaker: str | None = None) -> ProfileView | None:
         """GraphQL's `profile`: the user's main speaker's profile by default."""
-        return read_profile(self._runtime.service, user_id, speaker)
+        return self._runtime.service.profile(user_id, speaker)

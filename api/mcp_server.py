@@ -29,16 +29,13 @@ from api.auth import KeyRing, Principal
 from api.errors import CLIENT_CODES
 from api.inputs import MemoryFields, span, ts
 from api.loaders import call
-from api.present import iso
+from api.present import iso, profile_dict
 from graph import validation
 from graph.errors import InvalidInput, NotFound, RecollectError
 from graph.limits import DEFAULT_MAX_MEMORIES, MAX_MEMORIES, MAX_PAGE, Limits, check_range
-from graph.profile.view import knowledge_index, profile_dict, read_profile
 from graph.recall.config import DEFAULT_PROFILE, preset
-from graph.recall.retrieval import ContextRequest, ContextResult, retrieve
 from graph.records import EntityRecord, MemoryRecord, card_order
-from graph.service import MemoryService
-from graph.write import sessions
+from graph.service import ContextRequest, ContextResult, MemoryService
 
 INSTRUCTIONS = (
     "Recollect is this user's long-term memory. Call get_context with the user's message before "
@@ -303,7 +300,7 @@ async def _retrieved(
         min_score=asked.min_score,
         min_confidence=asked.min_confidence,
     )
-    return await call(retrieve, service, request)
+    return await call(service.context, request)
 
 
 @_tool("get_context")
@@ -508,7 +505,7 @@ async def end_session(
     blocks show under earlier sessions."""
     service, user = _user(ctx, user_id)
     validation.check_no_nul(session_id, "session_id")
-    summary = await call(sessions.end_session, service, user, session_id)
+    summary = await call(service.end_session, user, session_id)
     return {
         "session_id": summary.session_id,
         "turn_count": summary.turn_count,
@@ -531,7 +528,7 @@ async def get_profile(
     of the turns that show it), how they talk, topics they decline, how long you have known them
     and what to call them. Ask an expert for details, greet a returning user by what they told."""
     service, user = _user(ctx, user_id)
-    view = await call(read_profile, service, user, speaker)
+    view = await call(service.profile, user, speaker)
     if view is None:
         return {"profile": None}
     return {"profile": profile_dict(view)}
@@ -549,7 +546,7 @@ async def get_knowledge_gaps(
     thread, a person known only by role, an event with no date, a thin category), beside what it
     covers well: ask these when the conversation allows, to fill the gaps."""
     service, user = _user(ctx, user_id)
-    index = await call(knowledge_index, service, user, domain)
+    index = await call(service.knowledge_index, user, domain)
     return {
         "total_entries": index.total_entries,
         "gaps": [{"kind": g.kind, "reason": g.reason, "question": g.question} for g in index.gaps],

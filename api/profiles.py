@@ -16,16 +16,10 @@ from strawberry.types import Info
 from api.loaders import Context, call
 from api.types import Memory, dt
 from graph.limits import check_range
-from graph.profile.coverage import Index as IndexRecord
-from graph.profile.view import (
-    ProfileView,
-    knowledge_index,
-    read_profile,
-    refresh_profile,
-    set_user_settings,
-)
 from graph.records import MAX_EVIDENCE
 from graph.records import ExpertiseItem as ItemRecord
+from graph.service import Index as IndexRecord
+from graph.service import ProfileView
 
 
 def _arg(text: str) -> object:
@@ -141,7 +135,7 @@ async def resolve_profile(
 ) -> Profile | None:
     ctx = info.context
     user = ctx.scope(str(user_id))
-    view = await call(read_profile, ctx.service, user, speaker)
+    view = await call(ctx.service.profile, user, speaker)
     return Profile.from_view(user, view) if view is not None else None
 
 
@@ -153,7 +147,7 @@ async def resolve_set_user_settings(
 ) -> Profile:
     ctx = info.context
     user = ctx.scope(str(user_id))
-    view = await call(set_user_settings, ctx.service, user, timezone, preferred_name)
+    view = await call(ctx.service.set_user_settings, user, timezone, preferred_name)
     return Profile.from_view(user, view)
 
 
@@ -162,7 +156,7 @@ async def resolve_refresh_profile(
 ) -> Profile | None:
     ctx = info.context
     user = ctx.scope(str(user_id))
-    view = await call(refresh_profile, ctx.service, user)
+    view = await call(ctx.service.refresh_profile, user)
     return Profile.from_view(user, view) if view is not None else None
 
 
@@ -241,5 +235,5 @@ async def resolve_knowledge_index(
 ) -> KnowledgeIndex:
     ctx = info.context
     user = ctx.scope(str(user_id))
-    index = await call(knowledge_index, ctx.service, user, domain)
+    index = await call(ctx.service.knowledge_index, user, domain)
     return KnowledgeIndex.from_record(domain, index)

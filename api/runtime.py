@@ -12,21 +12,21 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlparse
 
 from api.settings import Settings
 from extraction.embedder import Embedder, ModelVerificationError, model_threads, use_threads
 from extraction.extractor import Extractor
-from extraction.pii import load_detector
-from graph import heap
-from graph.engine import EmbeddedEngine
-from graph.errors import ModelError, StoreUnavailable
-from graph.executor import BoltExecutor, Executor, FalkorExecutor
+from graph import assembly
+from graph.assembly import (
+    EmbeddedEngine,
+    Executor,
+    FalkorExecutor,
+    GraphTarget,
+    Store,
+    VectorStore,
+)
+from graph.errors import ModelError
 from graph.service import MemoryService
-from graph.store import Store
-from graph.vectors import VectorStore
-from graph.write.screen import Screen
-from graph.write.sessions import end_idle_sessions
 
 log = logging.getLogger("recollect.runtime")
 
@@ -112,22 +112,7 @@ class Runtime:
                 self.engine.stop()
             if self.freezing:
                 self.freezing = False
-                heap.stop_freezing()
-
-
-def falkordb_server(uri: str) -> tuple[str, int, str] | None:
-    """falkordb://HOST:PORT[/GRAPH] → (host, port, graph); None for any other scheme (Bolt).
-    A falkordb:// URI without a host or port is a ValueError naming the form expected."""
-    url = urlparse(uri)
-    if url.scheme != "falkordb":
-        return None
-    try:
-        port = url.port
-    except ValueError:
-        port = None
-    if not url.hostname or not port:
-        raise ValueError(f"graph URI {uri!r}: expected falkordb://HOST:PORT[/GRAPH]")
-    return url.hostname, port, url.path.strip("/") or "recollect"
+                assembly.stop_freezing()
 
 
 def load_models(
@@ -146,36 +131,16 @@ def load_models(
         raise ModelError(f"cannot load the models: {exc}") from exc
 
 
-def _connect(settings: Settings) -> tuple[Executor, EmbeddedEngine | None]:
-    """The executor on the configured graph: a FalkorDB server, a Bolt server, or the embedded
-    engine started here (it replays its data before this returns)."""
-    server = falkordb_server(settings.graph_uri) if settings.graph_uri else None
-    executor: Executor
-    if server is not None:
-        # a FalkorDB server shared by several replicas (falkordb://host:port/graph)
-        executor = FalkorExecutor(*server, namespace=settings.namespace)
-    elif settings.graph_uri:
-        executor = BoltExecutor(
-            settings.graph_uri,
-            settings.graph_user,
-            settings.graph_password,
-            engine="neo4j",
-            namespace=settings.namespace,
-        )
-    else:
-        engine = EmbeddedEngine(settings.data_dir, bolt_port=settings.bolt_port)
-        engine.start()
-        try:
-            return FalkorExecutor(
-                "127.0.0.1", engine.port, settings.graph_name, namespace=settings.namespace
-            ), engine
-        except BaseException:
-            engine.stop()  # a bad namespace must not leave the engine running
-            raise
-    if not executor.ping():
-        executor.close()
-        raise StoreUnavailable(f"cannot reach the graph server at {settings.graph_uri}")
-    return executor, None
+def _target(settings: Settings) -> GraphTarget:
+    return GraphTarget(
+        data_dir=settings.data_dir,
+        uri=settings.graph_uri,
+        user=settings.graph_user,
+        password=settings.graph_password,
+        name=settings.graph_name,
+        namespace=settings.namespace,
+        bolt_port=settings.bolt_port,
+    )
 
 
 def start(
@@ -194,12 +159,12 @@ def start(
     loader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recollect-models")
     models = loader.submit(load_models, extractor, embedder, serving)
     loader.shutdown(wait=False)  # its one task runs on; nothing else is submitted
-    executor, engine = _connect(settings)
+    executor, engine = assembly.connect(_target(settings))
     try:
         executor.apply_schema()
         extractor, embedder = models.result()
-        vectors = VectorStore(settings.data_dir / "vectors", embedder.dimensions, embedder.model_id)
-        store = Store(executor)
+        parts = assembly.assemble(executor, settings.data_dir, embedder, settings.pii)
+        store, vectors = parts.store, parts.vectors
         service = MemoryService(
             store,
             vectors,
@@ -208,7 +173,7 @@ def start(
             settings.limits,
             settings.vector_flush_seconds,
             int(settings.cache_mb * 2**20),
-            Screen(settings.pii, load_detector),
+            parts.screen,
             merge_facts=settings.merge_facts,
         )
         # each user's index is reconciled on its first call; only files of gone users are swept
@@ -222,7 +187,7 @@ def start(
 
             def end_idle(user_id: str, latest: float) -> None:
                 # every open session idle for longer than the gap, this batch's included
-                end_idle_sessions(service, user_id, latest, gap)
+                service.end_idle_sessions(user_id, latest, gap)
 
             service.after_write = end_idle
     except BaseException:
@@ -235,6 +200,6 @@ def start(
     if serving:
         # a long-lived process holds its users' caches: full collections skip what survived
         # the last one (graph/heap.py)
-        heap.freeze_survivors()
+        assembly.freeze_survivors()
         runtime.freezing = True
     return runtime

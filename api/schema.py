@@ -58,8 +58,7 @@ from graph import validation
 from graph.errors import InvalidInput, NotFound
 from graph.limits import DEFAULT_MAX_MEMORIES, DEFAULT_PAGE, MAX_PAGE, check_range
 from graph.recall.config import DEFAULT_PROFILE, preset
-from graph.recall.retrieval import ContextRequest, retrieve
-from graph.write.sessions import end_session
+from graph.service import ContextRequest
 
 
 def _ctx(info: Info[Context, None]) -> Context:
@@ -117,7 +116,7 @@ class Query:
             min_score=min_score,
             min_confidence=min_confidence,
         )
-        result = await call(retrieve, ctx.service, request)
+        result = await call(ctx.service.context, request)
         return context_block(user, result)
 
     @strawberry.field
@@ -255,7 +254,7 @@ class Mutation:
         ctx = _ctx(info)
         user = ctx.scope(str(user_id))
         validation.check_no_nul(str(session_id), "sessionId")
-        summary = await call(end_session, ctx.service, user, str(session_id))
+        summary = await call(ctx.service.end_session, user, str(session_id))
         return session_summary(summary)
 
     @strawberry.mutation(

@@ -14,11 +14,9 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from graph.assembly import CACHE_MB, Namespace, PiiPolicy, parse_policy
 from graph.errors import InvalidInput
-from graph.executor import Namespace
 from graph.limits import Limits
-from graph.residency import CACHE_MB
-from graph.write.policy import PiiPolicy, parse_policy
 
 _LIMITS = Limits()
 

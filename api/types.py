@@ -14,15 +14,13 @@ from api.inputs import SESSION, MemoryFields, UserMemoryFields
 from api.loaders import Context, call
 from api.present import moment
 from graph.errors import NotFound
-from graph.ids import MemoryId
 from graph.limits import MAX_PAGE, check_range
 from graph.recall.config import WEIGHT_NAMES
-from graph.recall.retrieval import ContextResult
-from graph.recall.retrieval import ScoredMemory as ScoredRecord
 from graph.records import MAX_EVIDENCE, EntityRecord, MemoryRecord, card_order
+from graph.service import ContextResult, MemoryId, Stored
+from graph.service import ScoredMemory as ScoredRecord
+from graph.service import SessionSummary as SummaryRecord
 from graph.validation import NewMemory
-from graph.write.sessions import SessionSummary as SummaryRecord
-from graph.write.stored import Stored
 
 
 def dt(stamp: float | None) -> datetime | None:

@@ -29,22 +29,35 @@ from extraction.protocols import TextEmbedder, TextExtractor
 from graph.background import Background
 from graph.caches import UserCaches
 from graph.errors import InvalidInput, NotFound
-from graph.ids import MemoryId
+from graph.ids import MemoryId as MemoryId
 from graph.limits import MAX_PAGE, Limits
 from graph.model_threads import Models
+from graph.profile import view
+from graph.profile.coverage import Index as Index
+from graph.profile.view import ProfileView as ProfileView
 from graph.profile_store import day_of
+from graph.recall.retrieval import ContextRequest as ContextRequest
+from graph.recall.retrieval import ContextResult as ContextResult
+from graph.recall.retrieval import ScoredMemory as ScoredMemory
+from graph.recall.retrieval import retrieve
 from graph.reconcile import ReconcileReport
 from graph.records import EntityRecord, MemoryRecord
 from graph.residency import CACHE_MB
 from graph.store import Store
 from graph.validation import NewMemory, check_memory_id, check_no_nul, check_user_id
 from graph.vectors import VectorStore
+from graph.write import sessions
 from graph.write.edits import Edits
 from graph.write.pipeline import AfterWrite, RememberResult, WritePipeline
 from graph.write.policy import PiiPolicy
 from graph.write.profiles import ProfileWriter
 from graph.write.screen import Screen
+from graph.write.sessions import SessionSummary as SessionSummary
+from graph.write.stored import Stored as Stored
 
+# what api/ reads of graph/ beside the service: its calls' requests and answers (the `as` imports
+# above re-export them), graph/records.py, graph/errors.py and the modules tests/test_layout.py
+# lists in API_SURFACE
 __all__ = ["MemoryService", "RememberResult"]
 
 
@@ -178,6 +191,35 @@ class MemoryService:
         if not (exact or keys):
             raise NotFound(f"no entity named {name!r} for this user")
         return max(exact or keys, key=lambda k: found[k].mention_count if k in found else 0)
+
+    # -- context, sessions and profiles: the rooms' operations, with the service as their parts --
+
+    def context(self, request: ContextRequest) -> ContextResult:
+        """The context block and what it was built from (graph/recall/retrieval.py)."""
+        return retrieve(self, request)
+
+    def end_session(self, user_id: str, session_id: str) -> SessionSummary:
+        """Writes the session's episode now (graph/write/sessions.py)."""
+        return sessions.end_session(self, user_id, session_id)
+
+    def end_idle_sessions(self, user_id: str, latest: float, idle_gap: float) -> list[str]:
+        """Ends the user's sessions idle for `idle_gap` seconds before `latest`."""
+        return sessions.end_idle_sessions(self, user_id, latest, idle_gap)
+
+    def profile(self, user_id: str, speaker: str | None = None) -> ProfileView | None:
+        """A person's profile with the user's settings (graph/profile/view.py)."""
+        return view.read_profile(self, user_id, speaker)
+
+    def set_user_settings(
+        self, user_id: str, timezone: str | None, preferred_name: str | None
+    ) -> ProfileView:
+        return view.set_user_settings(self, user_id, timezone, preferred_name)
+
+    def refresh_profile(self, user_id: str) -> ProfileView | None:
+        return view.refresh_profile(self, user_id)
+
+    def knowledge_index(self, user_id: str, domain: str | None = None) -> Index:
+        return view.knowledge_index(self, user_id, domain)
 
     # -- off the request path -------------------------------------------------------------------
 

@@ -141,7 +141,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
             | {"graph.write"}
         ),
     ),
-    ("top", frozenset({"graph.service", "graph.export"})),  # what api/ calls
+    ("top", frozenset({"graph.service", "graph.export", "graph.assembly"})),  # what api/ calls
 )
 
 
@@ -208,7 +208,12 @@ def test_the_folders_of_graph_form_no_cycle() -> None:
 
 
 def test_the_service_is_imported_by_nothing_in_graph_and_the_packages_keep_apart() -> None:
-    wrong = [m for m, imported in _graph_modules().items() if "graph.service" in imported]
+    top = _layer("graph.service")  # the assembly builds the service: the same, top layer
+    wrong = [
+        m
+        for m, imported in _graph_modules().items()
+        if "graph.service" in imported and _layer(m) < top
+    ]
     assert not wrong, wrong
     for package, banned in (("extraction", ("graph", "api")), ("graph", ("api",))):
         for path in sorted((ROOT / package).rglob("*.py")):
@@ -218,3 +223,32 @@ def test_the_service_is_imported_by_nothing_in_graph_and_the_packages_keep_apart
                     names += [a.name for a in node.names] if isinstance(node, ast.Import) else []
                     hit = [n for n in names if n.split(".")[0] in banned]
                     assert not hit, f"{path.relative_to(ROOT)} imports {hit}"
+
+
+# the doors of graph/ that api/ may use: the service (its calls and their requests and answers),
+# the assembly (the composition root's parts), the records and errors, the input checks and
+# limits, the presets, the explorer's view and vocabulary, and the request cost /metrics reads
+API_SURFACE = frozenset(
+    {
+        "graph.service",
+        "graph.assembly",
+        "graph.records",
+        "graph.errors",
+        "graph.limits",
+        "graph.validation",
+        "graph.recall.config",
+        "graph.neighbourhood",
+        "graph.vocabulary",
+        "graph.request_cost",
+    }
+)
+
+
+def test_api_reaches_graph_through_its_named_doors_only() -> None:
+    wrong = {
+        f"{path.relative_to(ROOT)} imports {module}"
+        for path in sorted((ROOT / "api").rglob("*.py"))
+        for module in _imports(path) - API_SURFACE
+    }
+    assert not wrong, sorted(wrong)
+    assert len(API_SURFACE) <= 10

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from api.runtime import falkordb_server
+from graph.assembly import falkordb_server
 from graph.errors import InvalidInput
 from graph.neighbourhood import NeighbourhoodRequest, read_neighbourhood
 from graph.records import GraphEdge, GraphNode, ViewFilter

@@ -6,16 +6,16 @@ are written by graph/write/profiles.py.
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import Protocol
 from zoneinfo import available_timezones
 
 from graph.caches import UserCaches
 from graph.errors import InvalidInput
 from graph.profile.coverage import Index
 from graph.profile_store import Settings
-from graph.records import MAX_EVIDENCE, Profile, Style
+from graph.records import Profile, Style
 from graph.store import Store
 from graph.validation import DOMAIN, check_no_nul, check_user_id
 
@@ -131,33 +131,6 @@ def refresh_profile(reads: ProfileReads, user_id: str) -> ProfileView | None:
     reads.caches.follow(user_id)
     reads.profiles.rebuild(user_id)
     return read_profile(reads, user_id)
-
-
-def profile_dict(view: ProfileView) -> dict[str, Any]:
-    """The profile as plain data (MCP's answer, the bench's print-out)."""
-    p = view.profile
-    return {
-        "speaker": p.speaker,
-        "preferred_name": view.preferred_name,
-        "relationship_stage": p.relationship_stage,
-        "timezone": view.timezone,
-        "expertise": [
-            {
-                "area": i.area,
-                "depth": i.depth,
-                "reason": i.reason,
-                "evidence": list(i.evidence[::-1][:MAX_EVIDENCE]),
-            }
-            for i in p.expertise
-        ],
-        "style": asdict(p.style),
-        "topics_declined": list(p.topics_declined),
-        "sessions_completed": p.sessions_completed,
-        "entries_contributed": p.entries_contributed,
-        "last_active_at": p.last_active_at,
-        "last_session_id": p.last_session_id,
-        "built": view.built,
-    }
 
 
 def knowledge_index(reads: ProfileReads, user_id: str, domain: str | None = None) -> Index:

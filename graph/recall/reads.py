@@ -1,9 +1,9 @@
 """What a context call reads, as a protocol: the store, the user's caches, the models and the
 limits, plus the one write a read makes (access statistics, off the request path).
 
-Recall takes these parts, never the service: the service (graph/service.py) sits above every room
-and satisfies this protocol as it is, so the rooms import nothing above them and a test can hand
-recall any object with these five members.
+Recall takes these parts, never the service: the service (service.py, at the top of graph/) sits
+above every room and satisfies this protocol as it is, so the rooms import nothing above them and
+a test can hand recall any object with these five members.
 """
 
 from __future__ import annotations
