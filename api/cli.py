@@ -284,7 +284,7 @@ def export(args: argparse.Namespace) -> int:
     from rich.progress import Progress
 
     from api.runtime import start
-    from graph.assembly import ExportCounts, Exporter, write_graphml
+    from graph.assembly import copy_users, export_graphml
 
     if bool(args.to) == bool(args.graphml):
         print("choose exactly one of --to bolt://HOST:PORT and --graphml FILE", file=sys.stderr)
@@ -294,19 +294,13 @@ def export(args: argparse.Namespace) -> int:
         source = runtime.executor
         users = [args.user] if args.user else runtime.service.store.users()
         if args.graphml:
-            counts = write_graphml(source, users, Path(args.graphml))
+            counts = export_graphml(source, users, Path(args.graphml))
         else:
             target = _target_executor(args)
             try:
-                target.apply_schema()
-                exporter = Exporter(source, target)
-                counts = ExportCounts()
                 with Progress() as progress:
                     task = progress.add_task(f"exporting to {args.to}", total=len(users))
-                    for user_id in users:
-                        done = exporter.copy_user(user_id)
-                        counts.add(done)
-                        progress.advance(task)
+                    counts = copy_users(source, target, users, lambda _: progress.advance(task))
             finally:
                 target.close()
     finally:

@@ -11,22 +11,18 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from api.settings import Settings
 from extraction.embedder import Embedder, ModelVerificationError, model_threads, use_threads
 from extraction.extractor import Extractor
 from graph import assembly
-from graph.assembly import (
-    EmbeddedEngine,
-    Executor,
-    FalkorExecutor,
-    GraphTarget,
-    Store,
-    VectorStore,
-)
+from graph.assembly import EmbeddedEngine, Executor, FalkorExecutor, GraphTarget
 from graph.errors import ModelError
 from graph.service import MemoryService
+
+if TYPE_CHECKING:
+    from graph.assembly import Store, VectorStore
 
 log = logging.getLogger("recollect.runtime")
 

@@ -3,37 +3,40 @@ configured graph (a FalkorDB server, a Bolt server, or the embedded engine start
 store, the vectors and the storage policy's screen, the parts the service is built over.
 
 api/runtime.py, the composition root, calls `connect` and `assemble` with its settings, builds the
-service over the parts and owns them all. It and the CLI's export reach the engine, the executor,
-the exporter and the policy's parser through this module (the `as` imports re-export them), so
-`api/` depends on a few named doors of `graph/`, not on its rooms (tests/test_layout.py,
-API_SURFACE).
+service over the parts and owns them all. It, the settings and the CLI reach the executor, the
+engine, the policy's parser and the export through this module (the `as` imports re-export them),
+so `api/` depends on a few named doors of `graph/`, not on its rooms (tests/test_layout.py,
+API_SURFACE). Cheap to import: the settings and the CLI's argument checks import it before any
+model loads, so what pulls in torch, spaCy or Presidio is imported inside the function that
+builds it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
-from extraction.pii import load_detector
-from extraction.protocols import TextEmbedder
 from graph.engine import EmbeddedEngine as EmbeddedEngine
 from graph.errors import StoreUnavailable
 from graph.executor import BoltExecutor as BoltExecutor
 from graph.executor import Executor as Executor
 from graph.executor import FalkorExecutor as FalkorExecutor
 from graph.executor import Namespace as Namespace
-from graph.export import ExportCounts as ExportCounts
-from graph.export import Exporter as Exporter
-from graph.export import write_graphml as write_graphml
 from graph.heap import freeze_survivors as freeze_survivors
 from graph.heap import stop_freezing as stop_freezing
 from graph.residency import CACHE_MB as CACHE_MB
-from graph.store import Store as Store
-from graph.vectors import VectorStore as VectorStore
 from graph.write.policy import PiiPolicy as PiiPolicy
 from graph.write.policy import parse_policy as parse_policy
-from graph.write.screen import Screen
+
+if TYPE_CHECKING:  # the heavy parts load when they are built, not when the CLI parses arguments
+    from extraction.protocols import TextEmbedder
+    from graph.export import ExportCounts as ExportCounts
+    from graph.store import Store as Store
+    from graph.vectors import VectorStore as VectorStore
+    from graph.write.screen import Screen
 
 BOLT_SCHEMES = frozenset({"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"})
 
@@ -120,8 +123,36 @@ def export_target(
 def assemble(executor: Executor, data_dir: Path, embedder: TextEmbedder, pii: PiiPolicy) -> Parts:
     """The store on `executor`, the vectors under `data_dir` (for `embedder`'s vectors) and the
     screen of the storage policy `pii`."""
+    from extraction.pii import load_detector
+    from graph.store import Store
+    from graph.vectors import VectorStore
+    from graph.write.screen import Screen
+
     return Parts(
         Store(executor),
         VectorStore(data_dir / "vectors", embedder.dimensions, embedder.model_id),
         Screen(pii, load_detector),
     )
+
+
+def export_graphml(source: Executor, users: Sequence[str], path: Path) -> ExportCounts:
+    """The users' graphs as one GraphML file (for Gephi or yEd)."""
+    from graph.export import write_graphml
+
+    return write_graphml(source, list(users), path)
+
+
+def copy_users(
+    source: Executor, target: Executor, users: Sequence[str], done: Callable[[str], None]
+) -> ExportCounts:
+    """Copies each user to `target` (another engine); `done` is told after each user. Running
+    it again creates nothing new."""
+    from graph.export import ExportCounts, Exporter
+
+    target.apply_schema()
+    exporter = Exporter(source, target)
+    counts = ExportCounts()
+    for user_id in users:
+        counts.add(exporter.copy_user(user_id))
+        done(user_id)
+    return counts

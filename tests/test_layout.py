@@ -252,3 +252,19 @@ def test_api_reaches_graph_through_its_named_doors_only() -> None:
     }
     assert not wrong, sorted(wrong)
     assert len(API_SURFACE) <= 10
+
+
+def test_the_command_line_parses_its_arguments_before_any_model_is_imported() -> None:
+    """`recollect` reads its arguments and settings before torch, spaCy or Presidio are imported:
+    importing them first costs seconds, and the model-loading bars would print before the CLI
+    turned them off (tests/test_logs.py). graph/assembly.py keeps its heavy parts inside its
+    functions for this."""
+    import subprocess
+    import sys
+
+    heavy = ("torch", "spacy", "transformers", "presidio_analyzer", "faiss")
+    probe = f"import sys, api.cli; print([m for m in {heavy!r} if m in sys.modules])"
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert loaded.stdout.strip() == "[]", loaded.stdout
