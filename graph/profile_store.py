@@ -9,7 +9,14 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from typing import Any
 
-from graph.records import ExpertiseItem, Profile, SelfFact, Style
+from graph.records import (
+    CoverageMention,
+    CoverageRelation,
+    ExpertiseItem,
+    Profile,
+    SelfFact,
+    Style,
+)
 
 PROFILE_STATEMENTS = {
     "turn_self_facts",
@@ -119,10 +126,14 @@ class ProfileStore:
 
     def coverage_rows(
         self, user_id: str, ids: Sequence[str]
-    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    ) -> tuple[list[CoverageMention], list[CoverageRelation]]:
         """The entities the turns `ids` mention (not as speaker) and the relations they back."""
         mentions = self._run("coverage_mentions", user_id=user_id, ids=list(ids))
-        return mentions, self._run("coverage_relations", user_id=user_id, ids=list(ids))
+        relations = self._run("coverage_relations", user_id=user_id, ids=list(ids))
+        return (
+            [CoverageMention.from_row(row) for row in mentions],
+            [CoverageRelation.from_row(row) for row in relations],
+        )
 
     def day_turn_ids(self, user_id: str, day: str) -> list[str]:
         """The ids of the user's turns without a session said on `day` (UTC), in order."""

@@ -414,3 +414,110 @@ class SelfFact:
     area_key: str
     area_label: str
     evidence: tuple[str, ...]  # this session's turns that state it
+
+
+# -- what ending a session reads of it (cypher/session_entities.cypher, session_facts.cypher) --
+
+
+@dataclass(frozen=True)
+class SessionEntity:
+    """An entity the session's turns mention (not as their speaker), and how often."""
+
+    key: str
+    label: str
+    type: str
+    first_seen: float | None
+    mentions: int
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> SessionEntity:
+        seen = row.get("first_seen")
+        return cls(
+            str(row["key"]),
+            str(row["label"]),
+            str(row["type"]),
+            float(seen) if seen is not None else None,
+            int(row.get("mentions") or 0),
+        )
+
+
+@dataclass(frozen=True)
+class SessionFact:
+    """A typed relation first seen in the session: its ends' labels, the target's type, its
+    role and its first evidence (one of the session's turns)."""
+
+    src: str
+    type: str
+    dst: str
+    dst_type: str | None = None
+    role: str | None = None
+    evidence: str | None = None
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> SessionFact:
+        def text(name: str) -> str | None:
+            value = row.get(name)
+            return None if value is None else str(value)
+
+        return cls(
+            str(row["src"]),
+            str(row["type"]),
+            str(row["dst"]),
+            text("dst_type"),
+            text("role"),
+            text("evidence"),
+        )
+
+
+# -- what the knowledge index tallies of some turns (cypher/coverage_*.cypher) -----------------
+
+
+@dataclass(frozen=True)
+class CoverageMention:
+    """An entity a turn mentions, not as its speaker."""
+
+    memory_id: str
+    key: str
+    type: str
+    label: str
+    unnamed: bool = False
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> CoverageMention:
+        return cls(
+            str(row["id"]),
+            str(row["key"]),
+            str(row["type"]),
+            str(row["label"]),
+            bool(row.get("unnamed")),
+        )
+
+
+@dataclass(frozen=True)
+class CoverageRelation:
+    """A typed relation with the given turns among its evidence (`evidence`: those turns)."""
+
+    src_key: str
+    src: str
+    type: str
+    dst_key: str
+    dst: str
+    dst_type: str | None
+    evidence: tuple[str, ...]
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> CoverageRelation:
+        dst_type = row.get("dst_type")
+        return cls(
+            str(row["src_key"]),
+            str(row["src"]),
+            str(row["type"]),
+            str(row["dst_key"]),
+            str(row["dst"]),
+            None if dst_type is None else str(dst_type),
+            tuple(str(i) for i in row.get("evidence") or ()),
+        )
+
+    @property
+    def ends(self) -> tuple[str, str, str, str, str, str | None]:
+        return (self.src_key, self.src, self.type, self.dst_key, self.dst, self.dst_type)

@@ -31,6 +31,8 @@ from graph.records import (
     MemoryFacts,
     MemoryRecord,
     RelationRecord,
+    SessionEntity,
+    SessionFact,
     SessionRecord,
     ViewFilter,
 )
@@ -415,16 +417,18 @@ class Store:
         rows = self._run("idle_sessions", user_id=user_id, before=before)
         return [row["id"] for row in rows]
 
-    def session_entities(self, user_id: str, session_id: str, limit: int) -> list[dict[str, Any]]:
-        return self._run("session_entities", user_id=user_id, session_id=session_id, limit=limit)
+    def session_entities(self, user_id: str, session_id: str, limit: int) -> list[SessionEntity]:
+        """The entities the session's turns mention most, speakers as authors left out."""
+        rows = self._run("session_entities", user_id=user_id, session_id=session_id, limit=limit)
+        return [SessionEntity.from_row(row) for row in rows]
 
-    def session_facts(self, user_id: str, session_id: str) -> list[dict[str, Any]]:
+    def session_facts(self, user_id: str, session_id: str) -> list[SessionFact]:
         """The typed relations first seen in the session (src, type, dst, dst_type, role and
         their first evidence), in the order they were first seen, then by labels and keys. The
         statement is a UNION, whose parts cannot be ordered together, so they are ordered here."""
         rows = self._run("session_facts", user_id=user_id, session_id=session_id)
         rows.sort(key=_first_seen_order)
-        return [{k: v for k, v in row.items() if k not in _ORDER_ONLY} for row in rows]
+        return [SessionFact.from_row(row) for row in rows]
 
     def end_session(
         self,
@@ -611,9 +615,6 @@ def _view_params(view: ViewFilter) -> dict[str, Any]:
 
 
 # columns of session_facts that only order its rows
-_ORDER_ONLY = frozenset({"first_seen", "src_key", "dst_key"})
-
-
 def _first_seen_order(row: dict[str, Any]) -> tuple[bool, float, str, str, str, str, str]:
     """A session fact's place: when it was first seen (unknown last, as Cypher orders nulls),
     then its source, type and target labels, then the keys, so equal labels keep one order."""

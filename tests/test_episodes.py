@@ -13,7 +13,7 @@ from extraction.voice import third_singular
 from graph import chat
 from graph.ids import MemoryId
 from graph.recall import episodes
-from graph.records import MemoryRecord
+from graph.records import MemoryRecord, SessionEntity, SessionFact
 from graph.write import sessions
 
 NAMES = ["Caroline", "Melanie"]
@@ -91,19 +91,12 @@ def test_select_keeps_the_budget_and_skips_near_duplicates() -> None:
 
 
 def test_facts_read_as_sentences_and_unnamed_people_state_nothing() -> None:
-    rows: list[dict[str, object]] = [
-        {
-            "src": "Caroline",
-            "type": "ATTENDED",
-            "dst": "LGBTQ support group",
-            "dst_type": "topic",
-            "role": None,
-            "evidence": "m1",
-        },
-        {"src": "Melanie", "type": "HAS_PET", "dst": "Luna", "role": "cat"},
-        {"src": "Melanie", "type": "FAMILY_OF", "dst": "Melanie's kids", "role": "kids"},
-        {"src": "Caroline", "type": "PLANS", "dst": "counseling", "role": "pursue"},
-        {"src": "Caroline", "type": "ATTENDED", "dst": "LGBTQ support group", "role": None},
+    rows = [
+        SessionFact("Caroline", "ATTENDED", "LGBTQ support group", "topic", None, "m1"),
+        SessionFact("Melanie", "HAS_PET", "Luna", role="cat"),
+        SessionFact("Melanie", "FAMILY_OF", "Melanie's kids", role="kids"),
+        SessionFact("Caroline", "PLANS", "counseling", role="pursue"),
+        SessionFact("Caroline", "ATTENDED", "LGBTQ support group"),
     ]
     assert episodes.fact_sentences(rows, 10, {"m1": "I went to an LGBTQ support group."}) == [
         "Caroline attended an LGBTQ support group.",
@@ -122,15 +115,15 @@ def test_open_threads_and_hints_only_within_the_budget() -> None:
 
 
 def test_profile_hints() -> None:
-    facts: list[dict[str, object]] = [
-        {"src": "Caroline", "type": "STUDIES", "dst": "psychology"},
-        {"src": "Ana", "type": "WORKS_AS", "dst": "nurse"},  # not a speaker of the session
-        {"src": "Melanie", "type": "LIKES", "dst": "pottery"},
+    facts = [
+        SessionFact("Caroline", "STUDIES", "psychology"),
+        SessionFact("Ana", "WORKS_AS", "nurse"),  # not a speaker of the session
+        SessionFact("Melanie", "LIKES", "pottery"),
     ]
-    entities: list[dict[str, object]] = [
-        {"label": "pottery", "type": "topic", "first_seen": 100.0},
-        {"label": "adoption", "type": "topic", "first_seen": 500.0},
-        {"label": "Lisbon", "type": "place", "first_seen": 100.0},
+    entities = [
+        SessionEntity("topic:pottery", "pottery", "topic", 100.0, 3),
+        SessionEntity("topic:adoption", "adoption", "topic", 500.0, 2),
+        SessionEntity("place:lisbon", "Lisbon", "place", 100.0, 1),
     ]
     turns = [
         ("Caroline", "I'd rather not talk about my family today."),

@@ -655,7 +655,7 @@ def test_index_shares_fold_by_domain_and_merge_both_ends() -> None:
     """An occasion's share splits its turns by domain; a relation read from both its ends is one
     relation; folding the shares gives the rows an index is built from."""
     from graph.profile.coverage_tally import CoverageTally, fold, tally_coverage
-    from graph.records import MemoryRecord
+    from graph.records import CoverageMention, CoverageRelation, MemoryRecord
 
     def turn(i: str, domain: str | None, event: float | None = None) -> MemoryRecord:
         return MemoryRecord(
@@ -664,14 +664,11 @@ def test_index_shares_fold_by_domain_and_merge_both_ends() -> None:
         )  # fmt: skip
 
     mentions = [
-        {"id": "a", "key": "place:oslo", "type": "place", "label": "Oslo", "unnamed": False},
-        {"id": "b", "key": "place:oslo", "type": "place", "label": "Oslo", "unnamed": False},
+        CoverageMention("a", "place:oslo", "place", "Oslo"),
+        CoverageMention("b", "place:oslo", "place", "Oslo"),
     ]
-    ends = {"src_key": "person:ann", "src": "Ann", "type": "VISITED", "dst_key": "place:oslo"}
-    relations = [
-        {**ends, "dst": "Oslo", "dst_type": "place", "evidence": ["a"]},
-        {**ends, "dst": "Oslo", "dst_type": "place", "evidence": ["a", "b"]},
-    ]
+    ends = ("person:ann", "Ann", "VISITED", "place:oslo", "Oslo", "place")
+    relations = [CoverageRelation(*ends, ("a",)), CoverageRelation(*ends, ("a", "b"))]
     share = tally_coverage("s1", [turn("a", None, 5.0), turn("b", "trips")], mentions, relations)
     assert CoverageTally.from_json(share.to_json()) == share
     day = tally_coverage("2026-01-01", [turn("c", None)], [], [], day=True)

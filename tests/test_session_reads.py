@@ -115,7 +115,7 @@ def test_each_sessions_reads_equal_their_definitions(graph: tuple[Api, list[str]
             for r in first
         ]
         facts = store.session_facts(USER, session_id)
-        assert [(r["src"], r["type"], r["dst"], r["evidence"]) for r in facts] == expected_facts
+        assert [(f.src, f.type, f.dst, f.evidence) for f in facts] == expected_facts
         checked["facts"] += len(facts)
 
         # the profile's self-stated facts: relations of the expertise types from a speaker of
@@ -152,8 +152,8 @@ def test_each_sessions_reads_equal_their_definitions(graph: tuple[Api, list[str]
         _, rows = store.profiles.coverage_rows(USER, ids)
         got_cover: dict[tuple[str, str, str], set[str]] = {}
         for row in rows:
-            key = (row["src_key"], row["type"], row["dst_key"])
-            got_cover.setdefault(key, set()).update(row["evidence"])
+            key = (row.src_key, row.type, row.dst_key)
+            got_cover.setdefault(key, set()).update(row.evidence)
         assert got_cover == expected_cover
         checked["coverage"] += len(got_cover)
     # the sample exercises every read

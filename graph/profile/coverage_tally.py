@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from graph.profile.coverage import Rows
-from graph.records import MemoryRecord
+from graph.records import CoverageMention, CoverageRelation, MemoryRecord
 
 COVERAGE_VERSION = 1
 
@@ -60,28 +60,25 @@ class CoverageTally:
 def tally_coverage(
     occasion: str,
     turns: Sequence[MemoryRecord],
-    mentions: Iterable[Mapping[str, Any]],
-    relations: Iterable[Mapping[str, Any]],
+    mentions: Iterable[CoverageMention],
+    relations: Iterable[CoverageRelation],
     *,
     day: bool = False,
 ) -> CoverageTally:
-    """`mentions`: id, key, type, label, unnamed of each entity a turn mentions (not as its
-    speaker); `relations`: src_key, src, type, dst_key, dst, dst_type and the turns among its
-    evidence."""
+    """`mentions`: each entity a turn mentions (not as its speaker); `relations`: each typed
+    relation with the turns among its evidence (graph/profile_store.py `coverage_rows`)."""
     tally = CoverageTally(occasion, day)
     domain_of: dict[str, str] = {}
     for turn in turns:
         domain_of[str(turn.id)] = turn.domain or ""
         part = tally.domains.setdefault(turn.domain or "", Part())
         part.memories.append([str(turn.id), turn.occurred_at, turn.event_start])
-    for row in mentions:
-        name = domain_of.get(str(row["id"]))
+    for mention in mentions:
+        name = domain_of.get(mention.memory_id)
         if name is None:
             continue
         entities = tally.domains[name].entities
-        entry = entities.setdefault(
-            str(row["key"]), [row["type"], row["label"], bool(row.get("unnamed")), 0]
-        )
+        entry = entities.setdefault(mention.key, [mention.type, mention.label, mention.unnamed, 0])
         entry[3] += 1
     for ends, evidence in _merged(relations).items():
         by_domain: dict[str, list[str]] = {}
@@ -93,12 +90,11 @@ def tally_coverage(
     return tally
 
 
-def _merged(relations: Iterable[Mapping[str, Any]]) -> dict[tuple[Any, ...], set[str]]:
+def _merged(relations: Iterable[CoverageRelation]) -> dict[tuple[Any, ...], set[str]]:
     """A relation reached from both its ends comes as two rows: one, with their evidence."""
     merged: dict[tuple[Any, ...], set[str]] = {}
-    for row in relations:
-        ends = tuple(row[k] for k in ("src_key", "src", "type", "dst_key", "dst", "dst_type"))
-        merged.setdefault(ends, set()).update(str(i) for i in row["evidence"])
+    for relation in relations:
+        merged.setdefault(relation.ends, set()).update(relation.evidence)
     return dict(sorted(merged.items(), key=lambda item: tuple(map(str, item[0]))))
 
 

@@ -26,6 +26,7 @@ from extraction.lexicon import DAYS_AND_MONTHS, INTERJECTIONS
 from graph.chat import PHATIC, normal, words
 from graph.recall import textrank
 from graph.recall.config import EpisodeConfig
+from graph.records import SessionEntity, SessionFact
 from graph.vocabulary import PHRASES
 
 # a sentence that opens with one of these is a formula unless it says much more
@@ -184,31 +185,29 @@ def _with_article(label: str, kind: object, said: str) -> str:
     return f"{found.group(1).lower()} {label}" if found else label
 
 
-def fact_sentence(row: dict[str, object], said: str = "") -> str | None:
-    """ "Caroline attended an LGBTQ support group." from a typed relation row and the text of
-    its first evidence."""
-    phrase = PHRASES.get(str(row["type"]))
-    if phrase is None or str(row["dst"]).startswith(f"{row['src']}'s "):
+def fact_sentence(fact: SessionFact, said: str = "") -> str | None:
+    """ "Caroline attended an LGBTQ support group." from a typed relation and the text of its
+    first evidence."""
+    phrase = PHRASES.get(fact.type)
+    if phrase is None or fact.dst.startswith(f"{fact.src}'s "):
         return None  # "Caroline's father is Caroline's father": an unnamed person says nothing
-    role = str(row.get("role") or "").strip()
+    role = (fact.role or "").strip()
     if "{role}" in phrase and not role:
-        role = {"FAMILY_OF": "relative", "FRIEND_OF": "friend", "HAS_PET": "pet"}.get(
-            str(row["type"]), ""
-        )
-    dst = _with_article(str(row["dst"]), row.get("dst_type"), said)
-    text = phrase.format(src=row["src"], dst=dst, role=role)
+        role = {"FAMILY_OF": "relative", "FRIEND_OF": "friend", "HAS_PET": "pet"}.get(fact.type, "")
+    dst = _with_article(fact.dst, fact.dst_type, said)
+    text = phrase.format(src=fact.src, dst=dst, role=role)
     return " ".join(text.split()) + "."
 
 
 def fact_sentences(
-    rows: Iterable[dict[str, object]], limit: int, said: Mapping[str, str] | None = None
+    facts: Iterable[SessionFact], limit: int, said: Mapping[str, str] | None = None
 ) -> list[str]:
     """Distinct fact sentences, at most `limit`; `said` maps evidence ids to their text."""
     texts = said or {}
     seen: dict[tuple[object, ...], str] = {}
-    for row in rows:
-        key = (row["src"], row["type"], row["dst"], row.get("role"))
-        text = fact_sentence(row, texts.get(str(row.get("evidence")), ""))
+    for fact in facts:
+        key = (fact.src, fact.type, fact.dst, fact.role)
+        text = fact_sentence(fact, texts.get(fact.evidence or "", ""))
         if text and key not in seen and text not in seen.values():
             seen[key] = text
     return list(seen.values())[:limit]
@@ -274,25 +273,19 @@ class ProfileHints:
 
 
 def profile_hints(
-    facts: Iterable[dict[str, object]],
-    entities: Iterable[dict[str, object]],
+    facts: Iterable[SessionFact],
+    entities: Iterable[SessionEntity],
     turns: Iterable[tuple[str | None, str]],
     started: float,
     limit: int = 5,
 ) -> ProfileHints:
     turns = list(turns)
     speakers = {s for s, _ in turns if s}
-    expertise = [
-        f"{row['src']} ({str(row['dst'])})"
-        for row in facts
-        if row["type"] in EXPERTISE and row["src"] in speakers
-    ]
+    expertise = [f"{f.src} ({f.dst})" for f in facts if f.type in EXPERTISE and f.src in speakers]
     returning = [
-        str(e["label"])
+        e.label
         for e in entities
-        if e["type"] == "topic"
-        and isinstance(e.get("first_seen"), int | float)
-        and float(e["first_seen"]) < started  # type: ignore[arg-type]
+        if e.type == "topic" and e.first_seen is not None and e.first_seen < started
     ]
     declined = []
     for speaker, text in turns:

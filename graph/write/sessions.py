@@ -25,7 +25,7 @@ from graph.limits import Limits
 from graph.model_threads import Models
 from graph.recall import episodes
 from graph.recall.config import EPISODES, EpisodeConfig
-from graph.records import MemoryRecord
+from graph.records import MemoryRecord, SessionFact
 from graph.store import Store
 from graph.validation import NewMemory, check_user_id
 from graph.write.pipeline import RememberResult
@@ -73,7 +73,7 @@ class _About:
 
     labels: list[str]
     topics: list[str]
-    rows: list[dict[str, object]]
+    facts: list[SessionFact]
     hints: episodes.ProfileHints
 
 
@@ -111,16 +111,16 @@ def _about(
     entities = [
         e
         for e in store.session_entities(user_id, session_id, config.entities_read)
-        if not is_formula(e["label"])
+        if not is_formula(e.label)
     ]
     speakers = {t.speaker for t in turns}
-    labels = [e["label"] for e in entities if e["type"] != "topic" and e["label"] not in speakers]
-    topics = [e["label"] for e in entities if e["type"] == "topic"][: config.topics_shown]
-    rows = store.session_facts(user_id, session_id)
+    labels = [e.label for e in entities if e.type != "topic" and e.label not in speakers]
+    topics = [e.label for e in entities if e.type == "topic"][: config.topics_shown]
+    facts = store.session_facts(user_id, session_id)
     hints = episodes.profile_hints(
-        rows, entities, [(t.speaker, t.text) for t in turns], turns[0].occurred_at
+        facts, entities, [(t.speaker, t.text) for t in turns], turns[0].occurred_at
     )
-    return _About(labels[: config.entities_shown], topics, rows, hints)
+    return _About(labels[: config.entities_shown], topics, facts, hints)
 
 
 def _open_threads(turns: list[MemoryRecord], config: EpisodeConfig) -> list[str]:
@@ -166,12 +166,12 @@ def _draft(writes: SessionWrites, user_id: str, session_id: str, config: Episode
     if not turns:
         raise NotFound(f"no session {session_id!r} with turns for this user")
     about = _about(writes, user_id, session_id, turns, config)
-    facts = episodes.fact_sentences(about.rows, config.facts_shown, {t.id: t.text for t in turns})
+    facts = episodes.fact_sentences(about.facts, config.facts_shown, {t.id: t.text for t in turns})
     shown = episodes.fact_budget(facts, config.words, config.fact_share)
     header = _header(session_id, turns)
     room = config.words - len(header.split()) - sum(len(f.split()) for f in shown)
     room -= len(episodes.about_line(about.labels + about.topics).split())
-    fact_turns = frozenset(str(r["evidence"]) for r in about.rows)
+    fact_turns = frozenset(f.evidence for f in about.facts if f.evidence is not None)
     key = episodes.summarise(turns, room, config, writes.models.reported, fact_turns)
     open_threads = _open_threads(turns, config)
     extras = [f"Open: {t}" for t in open_threads] + about.hints.lines()
