@@ -433,11 +433,11 @@ class SessionEntity:
     def from_row(cls, row: Mapping[str, Any]) -> SessionEntity:
         seen = row.get("first_seen")
         return cls(
-            str(row["key"]),
-            str(row["label"]),
-            str(row["type"]),
-            float(seen) if seen is not None else None,
-            int(row.get("mentions") or 0),
+            key=str(row["key"]),
+            label=str(row["label"]),
+            type=str(row["type"]),
+            first_seen=float(seen) if seen is not None else None,
+            mentions=int(row.get("mentions") or 0),
         )
 
 
@@ -455,17 +455,13 @@ class SessionFact:
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> SessionFact:
-        def text(name: str) -> str | None:
-            value = row.get(name)
-            return None if value is None else str(value)
-
         return cls(
-            str(row["src"]),
-            str(row["type"]),
-            str(row["dst"]),
-            text("dst_type"),
-            text("role"),
-            text("evidence"),
+            src=str(row["src"]),
+            type=str(row["type"]),
+            dst=str(row["dst"]),
+            dst_type=row.get("dst_type"),
+            role=row.get("role"),
+            evidence=row.get("evidence"),
         )
 
 
@@ -485,11 +481,11 @@ class CoverageMention:
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> CoverageMention:
         return cls(
-            str(row["id"]),
-            str(row["key"]),
-            str(row["type"]),
-            str(row["label"]),
-            bool(row.get("unnamed")),
+            memory_id=str(row["id"]),
+            key=str(row["key"]),
+            type=str(row["type"]),
+            label=str(row["label"]),
+            unnamed=bool(row.get("unnamed")),
         )
 
 
@@ -507,15 +503,14 @@ class CoverageRelation:
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> CoverageRelation:
-        dst_type = row.get("dst_type")
         return cls(
-            str(row["src_key"]),
-            str(row["src"]),
-            str(row["type"]),
-            str(row["dst_key"]),
-            str(row["dst"]),
-            None if dst_type is None else str(dst_type),
-            tuple(str(i) for i in row.get("evidence") or ()),
+            src_key=str(row["src_key"]),
+            src=str(row["src"]),
+            type=str(row["type"]),
+            dst_key=str(row["dst_key"]),
+            dst=str(row["dst"]),
+            dst_type=row.get("dst_type"),
+            evidence=tuple(str(i) for i in row.get("evidence") or ()),
         )
 
     @property
