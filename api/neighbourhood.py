@@ -18,7 +18,8 @@ from strawberry.types import Info
 from api.auth import Denied
 from api.inputs import ts
 from api.loaders import Context, call
-from api.types import Memory, dt
+from api.present import moment
+from api.types import Memory
 from graph.errors import Unauthenticated
 from graph.limits import check_range
 from graph.neighbourhood import (
@@ -56,8 +57,8 @@ class GraphNode:
             type=record.type,
             aliases=list(record.aliases),
             mention_count=record.mention_count,
-            first_seen=dt(record.first_seen),
-            last_seen=dt(record.last_seen),
+            first_seen=moment(record.first_seen),
+            last_seen=moment(record.last_seen),
             depth=record.depth,
         )
 
@@ -86,10 +87,10 @@ class GraphEdge:
             role=record.role,
             count=record.count,
             current=record.current,
-            first_seen=dt(record.first_seen),
-            last_seen=dt(record.last_seen),
-            valid_from=dt(record.valid_from),
-            valid_to=dt(record.valid_to),
+            first_seen=moment(record.first_seen),
+            last_seen=moment(record.last_seen),
+            valid_from=moment(record.valid_from),
+            valid_to=moment(record.valid_to),
             user_id=user_id,
             evidence_ids=record.evidence,
         )

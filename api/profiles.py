@@ -14,7 +14,8 @@ import strawberry
 from strawberry.types import Info
 
 from api.loaders import Context, call
-from api.types import Memory, dt
+from api.present import moment
+from api.types import Memory
 from graph.limits import check_range
 from graph.records import MAX_EVIDENCE
 from graph.records import ExpertiseItem as ItemRecord
@@ -119,8 +120,8 @@ class Profile:
             topics_declined=list(p.topics_declined),
             sessions_completed=p.sessions_completed,
             entries_contributed=p.entries_contributed,
-            first_active_at=dt(p.first_active_at),
-            last_active_at=dt(p.last_active_at),
+            first_active_at=moment(p.first_active_at),
+            last_active_at=moment(p.last_active_at),
             last_session_id=p.last_session_id,
             built=view.built,
         )
@@ -206,7 +207,7 @@ class KnowledgeIndex:
         return cls(
             domain=domain,
             total_entries=index.total_entries,
-            last_reindexed=dt(index.built_at),
+            last_reindexed=moment(index.built_at),
             categories=[
                 KnowledgeCategory(
                     name=c.name,

@@ -23,10 +23,6 @@ from graph.service import SessionSummary as SummaryRecord
 from graph.validation import NewMemory
 
 
-def dt(stamp: float | None) -> datetime | None:
-    return moment(stamp)
-
-
 def _ctx(info: Info[Context, None]) -> Context:
     return info.context
 
@@ -88,19 +84,19 @@ class EntityCard:
             label=record.label,
             aliases=list(record.aliases),
             mention_count=record.mention_count,
-            first_seen=dt(record.first_seen),
-            last_seen=dt(record.last_seen),
+            first_seen=moment(record.first_seen),
+            last_seen=moment(record.last_seen),
             user_id=user_id,
             relations=[
                 Relation(
                     type=r.type,
                     direction=r.direction,
                     count=r.count,
-                    last_seen=dt(r.last_seen),
-                    first_seen=dt(r.first_seen),
+                    last_seen=moment(r.last_seen),
+                    first_seen=moment(r.first_seen),
                     role=r.role,
-                    valid_from=dt(r.valid_from),
-                    valid_to=dt(r.valid_to),
+                    valid_from=moment(r.valid_from),
+                    valid_to=moment(r.valid_to),
                     current=r.current,
                     target_key=r.target,
                     evidence_ids=list(r.evidence),
@@ -192,18 +188,18 @@ class Memory:
             text=record.text,
             speaker=record.speaker,
             session_id=strawberry.ID(record.session_id) if record.session_id else None,
-            occurred_at=dt(record.occurred_at),
-            created_at=dt(record.created_at) or datetime.now(UTC),
+            occurred_at=moment(record.occurred_at),
+            created_at=moment(record.created_at) or datetime.now(UTC),
             external_id=record.external_id,
             importance=record.importance,
             pinned=record.pinned,
             category=record.category,
             fact_type=record.fact_type,
             access_count=record.access_count,
-            last_accessed_at=dt(record.last_accessed_at),
+            last_accessed_at=moment(record.last_accessed_at),
             kind=record.kind,
-            event_start=dt(record.event_start),
-            event_end=dt(record.event_end),
+            event_start=moment(record.event_start),
+            event_end=moment(record.event_end),
             repeat_of=strawberry.ID(record.repeat_of) if record.repeat_of else None,
             repeats=record.repeats,
             redactions=list(record.redactions),
