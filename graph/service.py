@@ -171,19 +171,17 @@ class MemoryService:
     ) -> tuple[list[str], int]:
         """One page of entity keys (plus one more, to tell whether a next page exists) in key
         order, and the total count; `search` matches labels and aliases case-insensitively."""
-        check_user_id(user_id)
-        if entity_type is not None and entity_type not in ENTITY_TYPES:
-            raise InvalidInput("type", f"is {entity_type!r}; allowed {', '.join(ENTITY_TYPES)}")
-        check_no_nul(search, "search")
-        needle = search.strip().lower() if search and search.strip() else None
+        needle = _entity_search(user_id, entity_type, search)
         keys = self.store.list_entity_keys(user_id, entity_type, needle, after, limit + 1)
         total = self.store.count_entities(user_id, entity_type, needle)
         return keys, total
 
     def key_named(self, user_id: str, name: str) -> str:
         """The entity a name or alias stands for: an exact label or alias first, the most
-        mentioned of the matches otherwise (MCP's and the Python API's `entity(name=…)`)."""
-        keys, _ = self.list_entities(user_id, None, name, None, MAX_PAGE)
+        mentioned of the matches otherwise (MCP's and the Python API's `entity(name=…)`). The
+        matches as `list_entities` finds them, without its count, which no one reads here."""
+        needle = _entity_search(user_id, None, name)
+        keys = self.store.list_entity_keys(user_id, None, needle, None, MAX_PAGE + 1)
         found = self.store.entities(user_id, keys)
         wanted = name.strip().casefold()
         names = {k: {e.label.casefold(), *map(str.casefold, e.aliases)} for k, e in found.items()}
@@ -231,3 +229,13 @@ class MemoryService:
     def drain(self) -> None:
         """Waits for the background work submitted so far (tests, shutdown)."""
         self.background.drain()
+
+
+def _entity_search(user_id: str, entity_type: str | None, search: str | None) -> str | None:
+    """The checked arguments of a search for entities, and what the statements match: the
+    search text trimmed and lowercased (None for no search)."""
+    check_user_id(user_id)
+    if entity_type is not None and entity_type not in ENTITY_TYPES:
+        raise InvalidInput("type", f"is {entity_type!r}; allowed {', '.join(ENTITY_TYPES)}")
+    check_no_nul(search, "search")
+    return search.strip().lower() if search and search.strip() else None
