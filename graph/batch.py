@@ -10,7 +10,8 @@ each by field. They live below all three so neither the store nor the caches imp
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+
+from graph.records import Params
 
 
 @dataclass(frozen=True)
@@ -137,7 +138,7 @@ class BatchRows:
     # facts the batch's memories say stopped holding (extraction/endings.py)
     endings: tuple[EndingRow, ...] = ()
 
-    def params(self) -> dict[str, Any]:
+    def params(self) -> Params:
         """The statement's parameters: lists of maps (tuples become lists; the engines' clients
         send lists)."""
         return {

@@ -17,10 +17,9 @@ from typing import Any, Protocol
 
 from graph.errors import InvalidInput, QueryFailed, StoreUnavailable
 from graph.queries import Queries
+from graph.records import Params, Row
 
 log = logging.getLogger("recollect.executor")
-
-Row = dict[str, Any]
 
 
 def _holds_nul(value: Any) -> bool:
@@ -56,7 +55,7 @@ class Namespace:
             raise ValueError(f"namespace {name!r}: use 1 to 40 letters, digits, '_' or '-'")
         self.prefix = f"{name}/" if name else ""
 
-    def params(self, params: dict[str, Any] | None) -> dict[str, Any]:
+    def params(self, params: Params | None) -> Params:
         values = dict(params or {})
         if not self.prefix:
             return values
@@ -94,7 +93,7 @@ class Namespace:
 class Executor(Protocol):
     queries: Queries
 
-    def run(self, name: str, params: dict[str, Any] | None = None) -> list[Row]: ...
+    def run(self, name: str, params: Params | None = None) -> list[Row]: ...
 
     def apply_schema(self) -> None: ...
 
@@ -129,7 +128,7 @@ class FalkorExecutor:
         self._graph = db.select_graph(self._graph_name)
         self._db = db
 
-    def run(self, name: str, params: dict[str, Any] | None = None) -> list[Row]:
+    def run(self, name: str, params: Params | None = None) -> list[Row]:
         text = self.queries[name]
         if _holds_nul(params):
             # the client inlines parameters into the query text, which a NUL would cut short
@@ -200,7 +199,7 @@ class BoltExecutor:
         except (neo4j.exceptions.ConfigurationError, ValueError) as exc:
             raise StoreUnavailable(f"invalid graph URI {uri!r}: {exc}") from exc
 
-    def run(self, name: str, params: dict[str, Any] | None = None) -> list[Row]:
+    def run(self, name: str, params: Params | None = None) -> list[Row]:
         text = self.queries[name]
         errors = self._neo4j.exceptions
         try:

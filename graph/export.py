@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from graph.executor import Executor
+from graph.records import Params, Row
 from graph.store import Store
 from graph.write.profiles import Due, fold
 
@@ -63,12 +64,12 @@ class ExportCounts:
         return f"{len(self.users)} users: {parts}"
 
 
-def _pages(rows: list[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
+def _pages(rows: list[Row], size: int) -> Iterator[list[Row]]:
     for start in range(0, len(rows), size):
         yield rows[start : start + size]
 
 
-def _memories(source: Executor, user_id: str, page: int) -> Iterator[list[dict[str, Any]]]:
+def _memories(source: Executor, user_id: str, page: int) -> Iterator[list[Row]]:
     after: str | None = None
     while True:
         rows = source.run("export_memories", {"user_id": user_id, "after": after, "limit": page})
@@ -137,8 +138,8 @@ def write_graphml(source: Executor, users: list[str], path: Path) -> ExportCount
     return counts
 
 
-def _scalars(props: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def _scalars(props: Row) -> Params:
+    out: Params = {}
     for key, value in props.items():
         if isinstance(value, str | int | float | bool) and key != "embedding":
             out[key] = value

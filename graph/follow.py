@@ -67,9 +67,7 @@ def catch_up(
         if rows:
             add_rows(vectors, embedder, user_id, rows, report)
             lexical.add(
-                user_id,
-                [r["id"] for r in rows],
-                [embedding_text(r["text"], r.get("speaker")) for r in rows],
+                user_id, [r.id for r in rows], [embedding_text(r.text, r.speaker) for r in rows]
             )
         report.deltas += 1
     else:

@@ -37,6 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from extraction.embedder import embedding_text
+from graph.records import StoredText
 
 _STEMMER: Any = None
 K1, B = 1.5, 0.75  # bm25s's defaults, used for the tail too
@@ -354,7 +355,7 @@ class LexicalIndexes:
 
     def __init__(
         self,
-        load: Callable[[str], list[dict[str, Any]]],
+        load: Callable[[str], list[StoredText]],
         schedule: Callable[[Callable[[str], None], str], None] | None = None,
     ) -> None:
         self._load = load
@@ -476,9 +477,7 @@ class LexicalIndexes:
     def _build(self, user_id: str, known: Mapping[str, Kept] | None = None) -> LexicalIndex:
         rows = self._load(user_id)
         return LexicalIndex(
-            [r["id"] for r in rows],
-            [embedding_text(r["text"], r.get("speaker")) for r in rows],
-            known,
+            [r.id for r in rows], [embedding_text(r.text, r.speaker) for r in rows], known
         )
 
     def _maybe_rebuild(self, user_id: str, index: LexicalIndex) -> None:

@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import bisect
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import Any
 
 from graph.batch import BatchRows
 from graph.ids import MemoryId
-from graph.records import MemoryFacts
+from graph.records import MemoryFacts, TurnFacts
 
 # bytes one memory's entry weighs (facts record, its key tuples, the session links, its places in
 # the entity lists), for the cache budget (graph/residency.py): 865 measured with tracemalloc on
@@ -46,14 +45,13 @@ class UserFacts:
         self._order = 0
 
     @classmethod
-    def load(cls, rows: Iterable[Mapping[str, Any]]) -> UserFacts:
-        """From cypher/user_facts.cypher's rows (memory_facts' columns and `before`, the previous
-        turn of the session), in the order the memories were written."""
+    def load(cls, turns: Iterable[TurnFacts]) -> UserFacts:
+        """From the store's `user_facts`, in the order the memories were written."""
         held = cls()
-        for row in rows:
-            held._put(MemoryFacts.from_row(dict(row)))
-            if row.get("before"):
-                held._link(str(row["before"]), str(row["id"]))
+        for turn in turns:
+            held._put(turn.facts)
+            if turn.before:
+                held._link(turn.before, turn.facts.id)
         return held
 
     def __len__(self) -> int:

@@ -7,13 +7,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
-from typing import Any
 
 from graph.records import (
     CoverageMention,
     CoverageRelation,
     ExpertiseItem,
+    OpenThreads,
+    Params,
     Profile,
+    Row,
     SelfFact,
     Style,
 )
@@ -41,7 +43,7 @@ PROFILE_STATEMENTS = {
     "knowledge_domains",
 }
 
-Run = Callable[..., list[dict[str, Any]]]
+Run = Callable[..., list[Row]]
 _DAY = 86_400.0
 
 
@@ -216,9 +218,10 @@ class KnowledgeStore:
     def __init__(self, run: Run) -> None:
         self._run = run
 
-    def threads(self, user_id: str, limit: int) -> list[dict[str, Any]]:
+    def threads(self, user_id: str, limit: int) -> list[OpenThreads]:
         """The open threads of the user's newest ended sessions that have some."""
-        return self._run("index_threads", user_id=user_id, limit=limit)
+        rows = self._run("index_threads", user_id=user_id, limit=limit)
+        return [OpenThreads.from_row(row) for row in rows]
 
     def save(self, user_id: str, domain: str | None, index: str, now: float) -> None:
         self._run("set_knowledge_index", user_id=user_id, domain=domain or "", index=index, now=now)
@@ -232,7 +235,7 @@ class KnowledgeStore:
         return [r["domain"] or None for r in self._run("knowledge_domains", user_id=user_id)]
 
 
-def _params(p: Profile) -> dict[str, Any]:
+def _params(p: Profile) -> Params:
     return {
         "speaker": p.speaker,
         "entity_key": p.entity_key,
@@ -269,7 +272,7 @@ def _params(p: Profile) -> dict[str, Any]:
     }
 
 
-def _style(row: dict[str, Any]) -> Style:
+def _style(row: Row) -> Style:
     follows = row.get("responds_to_follow_ups")
     answered = row.get("answered_share")
     return Style(
@@ -282,7 +285,7 @@ def _style(row: dict[str, Any]) -> Style:
     )
 
 
-def _profile(row: dict[str, Any]) -> Profile:
+def _profile(row: Row) -> Profile:
     items = tuple(
         ExpertiseItem(
             area=str(i["area"]),

@@ -12,12 +12,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from extraction.embedder import embedding_text
 from extraction.protocols import TextEmbedder
+from graph.records import StoredVector
 from graph.store import Store
 from graph.vectors import VectorStore, decode_embedding
 
@@ -44,22 +44,19 @@ def add_rows(
     vectors: VectorStore,
     embedder: TextEmbedder,
     user_id: str,
-    rows: Sequence[dict[str, Any]],
+    rows: Sequence[StoredVector],
     report: ReconcileReport,
 ) -> None:
     """Adds memories' vectors: the stored embedding when of this model, else embedded again."""
-    ready = [
-        r for r in rows if r.get("embedding_model") == embedder.model_id and r.get("embedding")
-    ]
-    ready_ids = {r["id"] for r in ready}
-    stale = [r for r in rows if r["id"] not in ready_ids]
+    ready = [r for r in rows if r.ready_for(embedder.model_id)]
+    stale = [r for r in rows if not r.ready_for(embedder.model_id)]
     if ready:
-        matrix = np.stack([decode_embedding(r["embedding"]) for r in ready])
-        vectors.add(user_id, [r["id"] for r in ready], matrix)
+        matrix = np.stack([decode_embedding(r.embedding) for r in ready if r.embedding])
+        vectors.add(user_id, [r.id for r in ready], matrix)
         report.added += len(ready)
     if stale:
-        matrix = embedder.embed([embedding_text(r["text"], r.get("speaker")) for r in stale])
-        vectors.add(user_id, [r["id"] for r in stale], matrix)
+        matrix = embedder.embed([embedding_text(r.text, r.speaker) for r in stale])
+        vectors.add(user_id, [r.id for r in stale], matrix)
         report.reembedded += len(stale)
 
 

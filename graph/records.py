@@ -8,6 +8,11 @@ from typing import Any
 
 from graph.ids import MemoryId
 
+# a row as an engine answers it, and a statement's parameters: what crosses the seam in
+# graph/executor.py, turned into the records below by one `from_row` each
+Row = dict[str, Any]
+Params = dict[str, Any]
+
 
 @dataclass(frozen=True)
 class MemoryRecord:
@@ -42,7 +47,7 @@ class MemoryRecord:
     domain: str | None = None
 
     @classmethod
-    def from_row(cls, row: dict[str, Any]) -> MemoryRecord:
+    def from_row(cls, row: Row) -> MemoryRecord:
         return cls(
             id=MemoryId(row["id"]),
             user_id=row["user_id"],
@@ -97,7 +102,7 @@ class MemoryFacts:
         return start <= self.occurred_at < end
 
     @classmethod
-    def from_row(cls, row: dict[str, Any]) -> MemoryFacts:
+    def from_row(cls, row: Row) -> MemoryFacts:
         return cls(
             id=MemoryId(row["id"]),
             occurred_at=float(row["occurred_at"]),
@@ -110,6 +115,59 @@ class MemoryFacts:
             speaker_keys=tuple(row.get("speaker_keys") or ()),
             session_id=row.get("session_id"),
             held_keys=tuple(row.get("held_keys") or ()),
+        )
+
+
+@dataclass(frozen=True)
+class TurnFacts:
+    """A memory's facts and the turn before it in its session (cypher/user_facts.cypher): a row
+    of the service's copy of the user's facts (graph/memory_facts.py)."""
+
+    facts: MemoryFacts
+    before: str | None
+
+    @classmethod
+    def from_row(cls, row: Row) -> TurnFacts:
+        before = row.get("before")
+        return cls(MemoryFacts.from_row(row), str(before) if before else None)
+
+
+@dataclass(frozen=True)
+class StoredText:
+    """A memory's text and speaker: what its BM25 entry and its embedding are made of."""
+
+    id: MemoryId
+    text: str
+    speaker: str | None
+
+    @classmethod
+    def from_row(cls, row: Row) -> StoredText:
+        return cls(MemoryId(row["id"]), str(row["text"]), row.get("speaker"))
+
+
+@dataclass(frozen=True)
+class StoredVector:
+    """A memory's text with its stored embedding and the model that made it: a vector index is
+    rebuilt from these without the model when the model matches (graph/reconcile.py)."""
+
+    id: MemoryId
+    text: str
+    speaker: str | None
+    embedding: str | Sequence[float] | None  # base64 of float32s (a list in older graphs)
+    embedding_model: str | None
+
+    def ready_for(self, model_id: str) -> bool:
+        """Whether the stored embedding is this model's, so it need not be embedded again."""
+        return self.embedding_model == model_id and bool(self.embedding)
+
+    @classmethod
+    def from_row(cls, row: Row) -> StoredVector:
+        return cls(
+            id=MemoryId(row["id"]),
+            text=str(row["text"]),
+            speaker=row.get("speaker"),
+            embedding=row.get("embedding"),
+            embedding_model=row.get("embedding_model"),
         )
 
 
@@ -193,7 +251,7 @@ class Mark:
     seq: int
 
     @classmethod
-    def from_row(cls, row: dict[str, Any] | None) -> Mark:
+    def from_row(cls, row: Row | None) -> Mark:
         if not row or row.get("epoch") is None:
             return cls(None, 0)
         return cls(str(row["epoch"]), int(row["seq"] or 0))
@@ -258,7 +316,7 @@ class SessionRecord:
     declined_topics: tuple[str, ...] = ()
 
     @classmethod
-    def from_row(cls, row: dict[str, Any]) -> SessionRecord:
+    def from_row(cls, row: Row) -> SessionRecord:
         summary = row.get("window_summary")
         upto = row.get("window_upto")
         last = row.get("last_turn_at")
@@ -309,7 +367,7 @@ class GraphNode:
     depth: int = 0
 
     @classmethod
-    def from_row(cls, row: dict[str, Any], depth: int = 0) -> GraphNode:
+    def from_row(cls, row: Row, depth: int = 0) -> GraphNode:
         return cls(
             key=row["key"],
             label=row.get("label") or row["key"],
@@ -462,6 +520,23 @@ class SessionFact:
             dst_type=row.get("dst_type"),
             role=row.get("role"),
             evidence=row.get("evidence"),
+        )
+
+
+@dataclass(frozen=True)
+class OpenThreads:
+    """The questions left open at the end of an ended session (cypher/index_threads.cypher)."""
+
+    session_id: str
+    at: float
+    questions: tuple[str, ...]
+
+    @classmethod
+    def from_row(cls, row: Row) -> OpenThreads:
+        return cls(
+            session_id=str(row["id"]),
+            at=float(row.get("at") or 0.0),
+            questions=tuple(str(q) for q in row.get("open_threads") or ()),
         )
 
 

@@ -98,11 +98,11 @@ class UserRelations:
         self._top: dict[str, list[GraphEdge]] = {}
 
     @classmethod
-    def load(cls, rows: Iterable[Mapping[str, Any]]) -> UserRelations:
-        """From cypher/user_relations.cypher's rows."""
+    def load(cls, relations: Iterable[GraphEdge]) -> UserRelations:
+        """From the store's `user_relations`."""
         held = cls()
-        for row in rows:
-            held._put(GraphEdge.from_row(row))
+        for relation in relations:
+            held._put(relation)
         return held
 
     def __len__(self) -> int:
@@ -160,7 +160,7 @@ class UserRelations:
 
     def replace(
         self,
-        rows: Iterable[Mapping[str, Any]],
+        relations: Iterable[GraphEdge],
         pairs: Iterable[tuple[str, str]] = (),
         sources: Mapping[str, frozenset[str]] | None = None,
         around: Iterable[str] = (),
@@ -179,8 +179,8 @@ class UserRelations:
             covered.update(k for keys in self._around.get(key, {}).values() for k in keys)
         for rel_key in covered:
             self._drop(rel_key)
-        for row in rows:
-            self._put(GraphEdge.from_row(row))
+        for relation in relations:
+            self._put(relation)
 
     def _put(self, rel: GraphEdge) -> None:
         key = _key(rel)

@@ -30,10 +30,15 @@ from graph.records import (
     Mark,
     MemoryFacts,
     MemoryRecord,
+    Params,
     RelationRecord,
+    Row,
     SessionEntity,
     SessionFact,
     SessionRecord,
+    StoredText,
+    StoredVector,
+    TurnFacts,
     ViewFilter,
 )
 from graph.request_cost import count_statement
@@ -111,7 +116,7 @@ class Store:
         self.profiles = ProfileStore(self._run)
         self.knowledge = KnowledgeStore(self._run)
 
-    def _run(self, name: str, **params: Any) -> list[dict[str, Any]]:
+    def _run(self, name: str, **params: Any) -> list[Row]:
         count_statement()
         return self.executor.run(name, params)
 
@@ -266,10 +271,10 @@ class Store:
         )
         return ChangeLog(Mark.from_row(row), int(row.get("trimmed") or 0), removed)
 
-    def memories_since(self, user_id: str, since: int, upto: int) -> list[dict[str, Any]]:
-        """Memories written after change `since` up to `upto`: id, text, speaker, kind, embedding
-        and embedding_model."""
-        return self._run("memories_since", user_id=user_id, since=since, upto=upto)
+    def memories_since(self, user_id: str, since: int, upto: int) -> list[StoredVector]:
+        """Memories written after change `since` up to `upto`, with their stored embeddings."""
+        rows = self._run("memories_since", user_id=user_id, since=since, upto=upto)
+        return [StoredVector.from_row(row) for row in rows]
 
     def entities(
         self,
@@ -492,15 +497,15 @@ class Store:
         facts = (MemoryFacts.from_row(row) for row in rows)
         return {f.id: f for f in facts}
 
-    def user_facts(self, user_id: str) -> list[dict[str, Any]]:
+    def user_facts(self, user_id: str) -> list[TurnFacts]:
         """Every memory's facts and the turn before it in its session, in write order (the
         service's in-process copy, graph/memory_facts.py)."""
-        return self._run("user_facts", user_id=user_id)
+        return [TurnFacts.from_row(row) for row in self._run("user_facts", user_id=user_id)]
 
-    def user_relations(self, user_id: str) -> list[dict[str, Any]]:
+    def user_relations(self, user_id: str) -> list[GraphEdge]:
         """Every relation between the user's entities, with all its evidence (the service's
         in-process copy, graph/relation_facts.py)."""
-        return self._run("user_relations", user_id=user_id)
+        return [GraphEdge.from_row(row) for row in self._run("user_relations", user_id=user_id)]
 
     def relations_touched(
         self,
@@ -508,10 +513,10 @@ class Store:
         pairs: Iterable[tuple[str, str]],
         sources: Iterable[str],
         around: Iterable[str],
-    ) -> list[dict[str, Any]]:
+    ) -> list[GraphEdge]:
         """The relations between `pairs` (source, target), the one-value facts of `sources`
         and every relation of the `around` entities, as they stand now (after a write)."""
-        return self._run(
+        rows = self._run(
             "relations_touched",
             user_id=user_id,
             pairs=[[src, dst] for src, dst in pairs],
@@ -519,6 +524,7 @@ class Store:
             around=list(around),
             single_valued_types=list(SINGLE_VALUED_TYPES),
         )
+        return [GraphEdge.from_row(row) for row in rows]
 
     def count_memories(self, user_id: str) -> int:
         rows = self._run("count_memories", user_id=user_id)
@@ -590,11 +596,13 @@ class Store:
         rows = self._run("list_memory_vectors", user_id=user_id)
         return {row["id"]: row.get("embedding_model") for row in rows}
 
-    def memory_texts(self, user_id: str) -> list[dict[str, Any]]:
-        return self._run("list_memory_texts", user_id=user_id)
+    def memory_texts(self, user_id: str) -> list[StoredText]:
+        """Every memory's text and speaker, to build the user's BM25 index."""
+        return [StoredText.from_row(row) for row in self._run("list_memory_texts", user_id=user_id)]
 
-    def memory_embeddings(self, user_id: str, ids: Sequence[str]) -> list[dict[str, Any]]:
-        return self._run("get_memory_embeddings", user_id=user_id, ids=list(ids))
+    def memory_embeddings(self, user_id: str, ids: Sequence[str]) -> list[StoredVector]:
+        rows = self._run("get_memory_embeddings", user_id=user_id, ids=list(ids))
+        return [StoredVector.from_row(row) for row in rows]
 
 
 # an open end of a time range, in epoch seconds: a float, as stored times are (with the integers
@@ -603,7 +611,7 @@ class Store:
 _NEVER = 1e18
 
 
-def _view_params(view: ViewFilter) -> dict[str, Any]:
+def _view_params(view: ViewFilter) -> Params:
     """The relation filters shared by the explorer's statements."""
     return {
         "types": list(view.relation_types or ()),
@@ -615,7 +623,7 @@ def _view_params(view: ViewFilter) -> dict[str, Any]:
 
 
 # columns of session_facts that only order its rows
-def _first_seen_order(row: dict[str, Any]) -> tuple[bool, float, str, str, str, str, str]:
+def _first_seen_order(row: Row) -> tuple[bool, float, str, str, str, str, str]:
     """A session fact's place: when it was first seen (unknown last, as Cypher orders nulls),
     then its source, type and target labels, then the keys, so equal labels keep one order."""
     seen = row.get("first_seen")

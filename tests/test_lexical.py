@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 import pytest
 
+from graph.ids import MemoryId
 from graph.lexical import WARM_AFTER, LexicalIndex, LexicalIndexes
+from graph.records import StoredText
 
 TEXTS = [
     "Ann: I started pottery classes in Boston last spring.",
@@ -73,16 +74,14 @@ class _Graph:
     """Stands in for the graph's memory texts: the loader reads this list."""
 
     def __init__(self) -> None:
-        self.rows: list[dict[str, Any]] = []
+        self.rows: list[StoredText] = []
         self.during_load: Callable[[], None] | None = None
 
     def write(self, indexes: LexicalIndexes, ids: list[str], texts: list[str]) -> None:
-        self.rows += [
-            {"id": i, "text": t, "speaker": None} for i, t in zip(ids, texts, strict=True)
-        ]
+        self.rows += [StoredText(MemoryId(i), t, None) for i, t in zip(ids, texts, strict=True)]
         indexes.add("u", ids, texts)
 
-    def load(self, user_id: str) -> list[dict[str, Any]]:
+    def load(self, user_id: str) -> list[StoredText]:
         rows = list(self.rows)
         if self.during_load is not None:
             hook, self.during_load = self.during_load, None

@@ -65,8 +65,8 @@ def _agrees_with_graph(service: MemoryService, user: str = USER) -> dict[str, An
     """Asserts the service's copy equals a fresh read of the graph; returns that read."""
     rows = service.store.user_facts(user)
     fresh = UserFacts.load(rows)
-    ids = [r["id"] for r in rows]
-    keys = {k for r in rows for k in r["entity_keys"]}
+    ids: list[str] = [r.facts.id for r in rows]
+    keys = {k for r in rows for k in r.facts.entity_keys}
     held = service.caches._held_facts(user)
     assert held is not None
     expected = _state(fresh, ids, keys)

@@ -21,6 +21,7 @@ from extraction.embedder import Embedder
 from extraction.extractor import Extractor
 from graph.profile import coverage, rules, signals
 from graph.profile_store import day_of
+from graph.records import OpenThreads
 from tests.conftest import Api, close_api, embedded_only, open_api
 
 KEYS = {
@@ -621,25 +622,10 @@ def test_gaps_are_ranked_by_kind_with_questions() -> None:
     rows = coverage.Rows(
         memories=[("m1", 0.0, None)],
         entities=[
-            {
-                "key": "person:x",
-                "type": "person",
-                "label": "Ann's husband",
-                "unnamed": True,
-                "mentions": 4,
-                "sessions": ["s1"],
-            },
+            coverage.IndexedEntity("person:x", "person", "Ann's husband", True, 4, ("s1",)),
         ],
-        relations=[
-            {
-                "src": "Ann",
-                "type": "VISITED",
-                "dst": "Paris",
-                "dst_type": "place",
-                "evidence": ["m1"],
-            }
-        ],
-        threads=[{"id": "s1", "at": 5.0, "open_threads": ["Ann: Did you call the vet?"]}],
+        relations=[coverage.IndexedRelation("Ann", "VISITED", "Paris", "place", ("m1",))],
+        threads=[OpenThreads("s1", 5.0, ("Ann: Did you call the vet?",))],
     )
     index = coverage.build(rows, 10.0)
     kinds = [g.kind for g in index.gaps]
@@ -676,17 +662,11 @@ def test_index_shares_fold_by_domain_and_merge_both_ends() -> None:
     assert [m[0] for m in everything.memories] == ["a", "b", "c"]
     assert everything.memories[0] == ["a", 10.0, 5.0]
     assert everything.relations == [
-        {
-            "type": "VISITED",
-            "evidence": ["a", "b"],
-            "src": "Ann",
-            "dst": "Oslo",
-            "dst_type": "place",
-        }
+        coverage.IndexedRelation("Ann", "VISITED", "Oslo", "place", ("a", "b"))
     ]
-    assert everything.entities[0]["mentions"] == 2 and everything.entities[0]["sessions"] == ["s1"]
+    assert everything.entities[0].mentions == 2 and everything.entities[0].sessions == ("s1",)
     trips = fold([share, day], "trips")
-    assert [m[0] for m in trips.memories] == ["b"] and trips.relations[0]["evidence"] == ["b"]
+    assert [m[0] for m in trips.memories] == ["b"] and trips.relations[0].evidence == ("b",)
     assert fold([share, day], "work").memories == []
 
 

@@ -6,9 +6,10 @@ with and without cued types. Then the pure bookkeeping of the copy on its own.""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from graph.records import card_order
+from graph.records import GraphEdge, card_order
 from graph.relation_facts import Capped, UserRelations
 from graph.service import MemoryService
 from tests.conftest import Api, held_facts
@@ -100,17 +101,8 @@ def test_the_copy_gives_the_cards_the_graph_gives_through_every_change(api: Api)
     _cards_agree(service)
 
 
-def _row(src: str, rel: str, dst: str, count: int, last: float, *ids: str) -> dict[str, Any]:
-    return {
-        "source": src,
-        "type": rel,
-        "target": dst,
-        "count": count,
-        "strong": 0,
-        "first_seen": 1.0,
-        "last_seen": last,
-        "evidence": list(ids),
-    }
+def _row(src: str, rel: str, dst: str, count: int, last: float, *ids: str) -> GraphEdge:
+    return GraphEdge(rel, src, dst, count, first_seen=1.0, last_seen=last, evidence=ids)
 
 
 def test_a_card_keeps_the_strongest_then_every_cued_one_newest_evidence_last() -> None:
@@ -139,7 +131,7 @@ def test_a_card_presents_encouragement_co_mentions_and_history_after_the_stated_
         [
             _row("person:a", "SUPPORTS", "person:b", 9, 9.0, "m1"),
             _row("person:a", "RELATED_TO", "place:y", 9, 9.0, "m2"),
-            {**_row("person:a", "LIVES_IN", "place:x", 9, 9.0, "m3"), "valid_to": 9.5},
+            replace(_row("person:a", "LIVES_IN", "place:x", 9, 9.0, "m3"), valid_to=9.5),
             _row("person:a", "SUPPORTS", "topic:cause", 1, 1.0, "m4"),
             _row("person:a", "LIVES_IN", "place:z", 1, 1.0, "m5"),
         ]
@@ -164,7 +156,7 @@ def test_replace_takes_exactly_what_the_read_back_covers() -> None:
     )
     held.replace(
         [
-            {**_row("person:a", "LIVES_IN", "place:x", 1, 1.0, "m1"), "valid_to": 4.0},
+            replace(_row("person:a", "LIVES_IN", "place:x", 1, 1.0, "m1"), valid_to=4.0),
             _row("person:a", "MOVED_TO", "place:z", 1, 4.0, "m4"),
         ],
         pairs=[("person:a", "place:z")],

@@ -36,6 +36,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graph.chat import is_formula
+from graph.records import OpenThreads
 
 # category -> field -> relation type, from graph/vocabulary.py's EXAMPLES
 FACT_GROUPS: dict[str, dict[str, str]] = {
@@ -131,24 +132,47 @@ class Index:
 
 
 @dataclass(frozen=True)
+class IndexedEntity:
+    """An entity of the domain: how often its turns mention it, and in which sessions."""
+
+    key: str
+    type: str
+    label: str
+    unnamed: bool
+    mentions: int
+    sessions: tuple[str, ...]  # in order, each once
+
+
+@dataclass(frozen=True)
+class IndexedRelation:
+    """A typed fact between two named things of the domain, with its turns in the domain."""
+
+    src: str
+    type: str
+    dst: str
+    dst_type: str | None
+    evidence: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Rows:
     """What the index is built from, already limited to the domain."""
 
     memories: Sequence[Sequence[Any]]  # (id, occurred_at, event_start or None)
-    entities: Sequence[Mapping[str, Any]]  # key, type, label, unnamed, mentions, sessions
-    relations: Sequence[Mapping[str, Any]]  # src, type, dst, dst_type, evidence (in the domain)
-    threads: Sequence[Mapping[str, Any]] = field(default_factory=list)  # id, at, open_threads
+    entities: Sequence[IndexedEntity]
+    relations: Sequence[IndexedRelation]
+    threads: Sequence[OpenThreads] = field(default_factory=list)
 
 
 def build(rows: Rows, now: float | None = None) -> Index:
     timed = {str(m[0]) for m in rows.memories if m[2] is not None}
     # grouped once: each category reads its own types only
-    by_type: dict[str, list[Mapping[str, Any]]] = {}
+    by_type: dict[str, list[IndexedRelation]] = {}
     for relation in rows.relations:
-        by_type.setdefault(str(relation["type"]), []).append(relation)
-    of_kind: dict[str, list[Mapping[str, Any]]] = {}
+        by_type.setdefault(relation.type, []).append(relation)
+    of_kind: dict[str, list[IndexedEntity]] = {}
     for entity in rows.entities:
-        of_kind.setdefault(str(entity["type"]), []).append(entity)
+        of_kind.setdefault(entity.type, []).append(entity)
     categories = [_group(name, fields, by_type) for name, fields in FACT_GROUPS.items()]
     categories += [_kind(name, of_kind.get(kind, [])) for name, kind in ENTITY_CATEGORIES.items()]
     gaps = _open(rows.threads) + _unnamed(rows.entities) + _untimed(rows.relations, timed)
@@ -165,10 +189,8 @@ def build(rows: Rows, now: float | None = None) -> Index:
         themes=_themes(rows.entities),
         temporal=temporal([float(m[2] or m[1]) for m in rows.memories]),
         places=tuple(
-            (str(e["label"]), int(e["mentions"]))
-            for e in sorted(
-                of_kind.get("place", []), key=lambda e: (-int(e["mentions"]), str(e["label"]))
-            )
+            (e.label, e.mentions)
+            for e in sorted(of_kind.get("place", []), key=lambda e: (-e.mentions, e.label))
         )[:10],
         gaps=tuple(gaps),
         built_at=now,
@@ -176,7 +198,7 @@ def build(rows: Rows, now: float | None = None) -> Index:
 
 
 def _group(
-    name: str, fields: Mapping[str, str], by_type: Mapping[str, Sequence[Mapping[str, Any]]]
+    name: str, fields: Mapping[str, str], by_type: Mapping[str, Sequence[IndexedRelation]]
 ) -> Category:
     """A fact-group category from the relations by type."""
     memories: set[str] = set()
@@ -184,35 +206,35 @@ def _group(
     well, weak = [], []
     for label, kind in fields.items():
         facts = by_type.get(kind, ())
-        backing = {str(i) for r in facts for i in r["evidence"]}
+        backing = {i for r in facts for i in r.evidence}
         memories |= backing
-        objects |= {str(r["dst"]) for r in facts}
-        if len({r["dst"] for r in facts}) >= 3 or len(backing) >= 5:
+        objects |= {r.dst for r in facts}
+        if len({r.dst for r in facts}) >= 3 or len(backing) >= 5:
             well.append(label)
         elif len(backing) <= 1:
             weak.append(label)
     return Category(name, len(memories), len(objects), tuple(well), tuple(weak))
 
 
-def _kind(name: str, entities: Sequence[Mapping[str, Any]]) -> Category:
+def _kind(name: str, entities: Sequence[IndexedEntity]) -> Category:
     """An entity-type category from the entities of that type."""
-    of_kind = sorted(entities, key=lambda e: (-int(e["mentions"]), str(e["label"])))
-    well = tuple(str(e["label"]) for e in of_kind if int(e["mentions"]) >= 5)[:SHOWN]
-    weak = tuple(sorted(str(e["label"]) for e in of_kind if int(e["mentions"]) == 1))[:SHOWN]
-    entries = sum(int(e["mentions"]) for e in of_kind)
+    of_kind = sorted(entities, key=lambda e: (-e.mentions, e.label))
+    well = tuple(e.label for e in of_kind if e.mentions >= 5)[:SHOWN]
+    weak = tuple(sorted(e.label for e in of_kind if e.mentions == 1))[:SHOWN]
+    entries = sum(e.mentions for e in of_kind)
     return Category(name, entries, len(of_kind), well, weak)
 
 
-def _themes(entities: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+def _themes(entities: Sequence[IndexedEntity]) -> tuple[str, ...]:
     topics = [
         e
         for e in entities
-        if e["type"] == "topic"
-        and len({s for s in e.get("sessions") or () if s}) >= THEME_SESSIONS
-        and not is_formula(str(e["label"]))  # "Congrats" recurs and says nothing
+        if e.type == "topic"
+        and len({s for s in e.sessions if s}) >= THEME_SESSIONS
+        and not is_formula(e.label)  # "Congrats" recurs and says nothing
     ]
-    topics.sort(key=lambda e: (-len(set(e["sessions"])), -int(e["mentions"]), str(e["label"])))
-    return tuple(str(e["label"]) for e in topics[:10])
+    topics.sort(key=lambda e: (-len(set(e.sessions)), -e.mentions, e.label))
+    return tuple(e.label for e in topics[:10])
 
 
 def temporal(times: Sequence[float]) -> tuple[tuple[str, int], ...]:
@@ -233,45 +255,43 @@ def temporal(times: Sequence[float]) -> tuple[tuple[str, int], ...]:
     return tuple(sorted(counts.items()))
 
 
-def _open(threads: Sequence[Mapping[str, Any]]) -> list[Gap]:
+def _open(threads: Sequence[OpenThreads]) -> list[Gap]:
     gaps = []
-    for row in sorted(threads, key=lambda r: -float(r.get("at") or 0)):
-        for question in row.get("open_threads") or ():
-            reason = f"asked at the end of session {row['id']} and left open"
-            gaps.append(Gap("OPEN_THREAD", reason, str(question), float(row.get("at") or 0)))
+    for session in sorted(threads, key=lambda t: -t.at):
+        for question in session.questions:
+            reason = f"asked at the end of session {session.session_id} and left open"
+            gaps.append(Gap("OPEN_THREAD", reason, question, session.at))
     return gaps[:GAPS_PER_KIND]
 
 
-def _unnamed(entities: Sequence[Mapping[str, Any]]) -> list[Gap]:
+def _unnamed(entities: Sequence[IndexedEntity]) -> list[Gap]:
     people = sorted(
-        (e for e in entities if e["type"] == "person" and e.get("unnamed")),
-        key=lambda e: (-int(e["mentions"]), str(e["label"])),
+        (e for e in entities if e.type == "person" and e.unnamed),
+        key=lambda e: (-e.mentions, e.label),
     )
     return [
         Gap(
             "UNNAMED_PERSON",
-            f"{e['label']} is known only by role ({e['mentions']} mentions)",
-            f"What is the name of {e['label']}?",
-            float(e["mentions"]),
+            f"{e.label} is known only by role ({e.mentions} mentions)",
+            f"What is the name of {e.label}?",
+            float(e.mentions),
         )
         for e in people[:GAPS_PER_KIND]
     ]
 
 
-def _untimed(relations: Sequence[Mapping[str, Any]], timed: set[str]) -> list[Gap]:
+def _untimed(relations: Sequence[IndexedRelation], timed: set[str]) -> list[Gap]:
     facts = [
-        r
-        for r in relations
-        if r["type"] in UNTIMED and r["evidence"] and not {str(i) for i in r["evidence"]} & timed
+        r for r in relations if r.type in UNTIMED and r.evidence and not set(r.evidence) & timed
     ]
-    facts.sort(key=lambda r: (-len(r["evidence"]), str(r["src"]), str(r["dst"])))
+    facts.sort(key=lambda r: (-len(r.evidence), r.src, r.dst))
     return [
         Gap(
             "UNTIMED_FACT",
-            f"{r['src']} {r['type'].lower().replace('_', ' ')} {r['dst']}: "
-            f"{len(r['evidence'])} memories, none says when",
-            UNTIMED[r["type"]].format(src=r["src"], dst=r["dst"]),
-            float(len(r["evidence"])),
+            f"{r.src} {r.type.lower().replace('_', ' ')} {r.dst}: "
+            f"{len(r.evidence)} memories, none says when",
+            UNTIMED[r.type].format(src=r.src, dst=r.dst),
+            float(len(r.evidence)),
         )
         for r in facts[:GAPS_PER_KIND]
     ]

@@ -17,12 +17,12 @@ Pure: the store's rows are handed in (graph/write/profiles.py reads them).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from graph.profile.coverage import Rows
-from graph.records import CoverageMention, CoverageRelation, MemoryRecord
+from graph.profile.coverage import IndexedEntity, IndexedRelation, Rows
+from graph.records import CoverageMention, CoverageRelation, MemoryRecord, OpenThreads
 
 COVERAGE_VERSION = 1
 
@@ -101,13 +101,13 @@ def _merged(relations: Iterable[CoverageRelation]) -> dict[tuple[Any, ...], set[
 def fold(
     tallies: Iterable[CoverageTally],
     domain: str | None,
-    threads: Sequence[Mapping[str, Any]] = (),
+    threads: Sequence[OpenThreads] = (),
 ) -> Rows:
     """The rows an index is built from: every occasion's share of `domain` (all with None)
     added up; `threads` are kept for the sessions that have turns in it."""
     memories: list[list[Any]] = []
     entities: dict[str, _Entity] = {}
-    relations: dict[tuple[str, str, str], dict[str, Any]] = {}
+    relations: dict[tuple[str, str, str], _Relation] = {}
     sessions: set[str] = set()
     for tally in tallies:
         for name, part in sorted(tally.domains.items()):
@@ -122,8 +122,8 @@ def fold(
     return Rows(
         memories,
         [e.row(key) for key, e in entities.items()],
-        list(relations.values()),
-        [t for t in threads if t["id"] in sessions],
+        [r.row() for r in relations.values()],
+        [t for t in threads if t.session_id in sessions],
     )
 
 
@@ -135,15 +135,22 @@ class _Entity:
     mentions: int = 0
     sessions: dict[str, None] = field(default_factory=dict)  # in order, each once
 
-    def row(self, key: str) -> dict[str, Any]:
-        return {
-            "key": key,
-            "type": self.kind,
-            "label": self.label,
-            "unnamed": self.unnamed,
-            "mentions": self.mentions,
-            "sessions": list(self.sessions),
-        }
+    def row(self, key: str) -> IndexedEntity:
+        return IndexedEntity(
+            key, self.kind, self.label, self.unnamed, self.mentions, tuple(self.sessions)
+        )
+
+
+@dataclass
+class _Relation:
+    type: str
+    src: str = ""
+    dst: str = ""
+    dst_type: str | None = None
+    evidence: list[str] = field(default_factory=list)
+
+    def row(self) -> IndexedRelation:
+        return IndexedRelation(self.src, self.type, self.dst, self.dst_type, tuple(self.evidence))
 
 
 def _add_entities(entities: dict[str, _Entity], part: Part, session: str | None) -> None:
@@ -158,8 +165,9 @@ def _add_entities(entities: dict[str, _Entity], part: Part, session: str | None)
             entry.sessions[session] = None
 
 
-def _add_relations(relations: dict[tuple[str, str, str], dict[str, Any]], part: Part) -> None:
+def _add_relations(relations: dict[tuple[str, str, str], _Relation], part: Part) -> None:
     for src_key, src, kind, dst_key, dst, dst_type, evidence in part.relations:
-        entry = relations.setdefault((src_key, kind, dst_key), {"type": kind, "evidence": []})
-        entry.update(src=src, dst=dst, dst_type=dst_type)
-        entry["evidence"] += evidence
+        entry = relations.setdefault((src_key, kind, dst_key), _Relation(kind))
+        # the newest occasion's names: a later naming or merge shows
+        entry.src, entry.dst, entry.dst_type = src, dst, dst_type
+        entry.evidence += [str(i) for i in evidence]
