@@ -267,6 +267,21 @@ class Mark:
 
 
 @dataclass(frozen=True)
+class WriteStart:
+    """What a write reads under its lock (cypher/write_start.cypher): the user's change mark and
+    the newest memory of each session the batch continues."""
+
+    mark: Mark
+    tails: dict[str, str]  # session id → its newest memory
+
+    @classmethod
+    def from_rows(cls, rows: Sequence[Row]) -> WriteStart:
+        mark = Mark.from_row(rows[0] if rows else None)
+        tails = {str(r["session"]): str(r["last"]) for r in rows if r.get("session") and r["last"]}
+        return cls(mark, tails)
+
+
+@dataclass(frozen=True)
 class EntityMerge:
     """One entity merged into another (cypher/merge_entities.cypher): the change it made, and
     the memories that mentioned the source or backed its relations (the profile tallies of

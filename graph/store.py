@@ -40,6 +40,7 @@ from graph.records import (
     StoredVector,
     TurnFacts,
     ViewFilter,
+    WriteStart,
 )
 from graph.request_cost import count_statement
 from graph.vocabulary import DOMAINS, SINGLE_VALUED, SINGLE_VALUED_TYPES
@@ -71,6 +72,7 @@ STATEMENTS = {
     "list_memory_users",
     "list_memory_texts",
     "last_in_sessions",
+    "write_start",
     "neighbour_facts",
     "session_turns",
     "get_session",
@@ -381,6 +383,12 @@ class Store:
         # first: merged here
         newest = sorted(rows, key=lambda row: float(row["occurred_at"]), reverse=True)
         return [MemoryId(row["id"]) for row in newest[:limit]]
+
+    def write_start(self, user_id: str, sessions: Sequence[str]) -> WriteStart:
+        """The change mark and the newest memory of each of `sessions`, read together: what a
+        write needs under its lock before it resolves, in one statement instead of two."""
+        rows = self._run("write_start", user_id=user_id, sessions=list(sessions))
+        return WriteStart.from_rows(rows)
 
     def last_in_sessions(self, user_id: str, sessions: Sequence[str]) -> dict[str, str]:
         if not sessions:

@@ -122,6 +122,7 @@ def _reads(runtime: Runtime) -> dict[str, dict[str, Any]]:
             "content_hashes": [],
         },
         "last_in_sessions": {**base, "sessions": ["s01", "s15"]},
+        "write_start": {**base, "sessions": ["s01", "s15"]},
         "session_turns": {**base, "session_id": "s15"},
         "session_entities": {**base, "session_id": "s01", "limit": 50},
         "get_session": {**base, "session_id": "s01"},

@@ -88,6 +88,9 @@ class _Prepared:
     fresh: list[int]
     extractions: dict[int, Extraction]
     vectors: dict[int, Vector]
+    # the mark this process's caches held before idempotency was checked: when the caches still
+    # hold it under the write lock (after following the graph), nothing was written since
+    seen_at: Mark | None
 
 
 class WritePipeline:
@@ -188,6 +191,7 @@ class WritePipeline:
     ) -> _Prepared | None:
         """Idempotency, then the models for what is new; None when nothing is."""
         hashes = {i: content_hash(batch[i]) for i in positions}
+        seen_at = self._caches.vectors.mark(user_id)
         fresh = self._dedupe(user_id, batch, positions, hashes, slots)
         if not fresh:
             return None
@@ -198,7 +202,7 @@ class WritePipeline:
         said = confirmations(self._store, user_id, batch, fresh)  # a bare "Yes" to a question
         speakers = {p: batch[p].speaker for p in said}
         with_confirmations(read, said, speakers, self._models.extractor.extract_many)
-        return _Prepared(hashes, fresh, read, dict(zip(fresh, vectors, strict=True)))
+        return _Prepared(hashes, fresh, read, dict(zip(fresh, vectors, strict=True)), seen_at)
 
     def _dedupe(
         self,
@@ -241,11 +245,18 @@ class WritePipeline:
         another request wrote every input meanwhile."""
         caches = self._caches
         with caches.lock:
-            # the catalogue resolves against what every process wrote
-            caches.follow_locked(user_id)
+            # the catalogue resolves against what every process wrote; the sessions' newest turns
+            # (where the batch's join their NEXT chains) are read with the mark
+            continued = sorted({s for i in prepared.fresh if (s := batch[i].session_id)})
+            start = self._store.write_start(user_id, continued)
+            caches.follow_locked(user_id, start.mark)
             caches.new_facts(user_id)
-            # a concurrent request may have written the same memories meanwhile: check again
-            fresh = self._dedupe(user_id, batch, prepared.fresh, prepared.hashes, slots)
+            # a concurrent request may have written the same memories meanwhile: check again,
+            # unless the graph's mark is the one seen before the first check (the marks grow
+            # with every change, so an equal mark means no change in between)
+            fresh = prepared.fresh
+            if prepared.seen_at is None or caches.vectors.mark(user_id) != prepared.seen_at:
+                fresh = self._dedupe(user_id, batch, fresh, prepared.hashes, slots)
             if not fresh:
                 return False
             resolver = caches.catalog(user_id)
@@ -264,7 +275,6 @@ class WritePipeline:
             written = _written(fresh, memories, ids, resolutions, matrix, prepared, folded)
             memories = [w.memory for w in written]  # merged texts, for BM25
             matrix = np.stack([_vector(matrix[p], folded.get(p)) for p in range(len(fresh))])
-            sessions = sorted({s for m in memories if (s := m.session_id)})
             # earlier memories that topics this batch promotes now mention
             earlier = {m for r in resolutions for m, _ in r.back_mentions}
             rows = build_rows(
@@ -272,7 +282,7 @@ class WritePipeline:
                 resolver.entities,
                 self._models.embedder.model_id,
                 now,
-                self._store.last_in_sessions(user_id, sessions),
+                start.tails,
                 repeat_of,
                 self._said_at(user_id, earlier - set(ids)),
             )
