@@ -22,7 +22,7 @@ from graph.assembly import Executor
 from graph.errors import InvalidInput, RecollectError
 from graph.limits import DEFAULT_MAX_MEMORIES
 from graph.recall.config import DEFAULT_PROFILE, PRESETS, preset
-from graph.validation import NewMemory, validate
+from graph.validation import NewMemory, check_user_id, validate
 
 log = logging.getLogger("recollect.cli")
 
@@ -38,6 +38,7 @@ FIELDS = {
     "category": "category",
     "factType": "fact_type",
     "piiPolicy": "pii_policy",
+    "domain": "domain",
 }
 
 
@@ -149,14 +150,18 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
 
 
 def ingest(args: argparse.Namespace) -> int:
+    path = Path(args.file)
+    if not path.is_file():
+        raise ValueError(f"{path}: no such file")  # a bad argument, before any model loads
+    if args.user is not None:
+        try:
+            check_user_id(args.user)
+        except InvalidInput as exc:
+            raise ValueError(f"--user: {str(exc).removeprefix(f'{exc.field}: ')}") from None
     from rich.progress import Progress
 
     from api.runtime import start
 
-    path = Path(args.file)
-    if not path.is_file():
-        print(f"no such file: {path}", file=sys.stderr)
-        return 2
     settings = _settings(args)
     total = sum(1 for _ in _lines(path))
     summary: Counter[str] = Counter()
@@ -215,24 +220,51 @@ def _existing(settings: Settings) -> Settings:
     return settings
 
 
-def context(args: argparse.Namespace) -> int:
-    from api.runtime import start
-    from graph.service import ContextRequest
+# the API's names of a context call's fields, as the command's options
+CONTEXT_OPTIONS = {
+    "userId": "--user",
+    "maxMemories": "--max-memories",
+    "tokenBudget": "--token-budget",
+    "minScore": "--min-score",
+    "minConfidence": "--min-confidence",
+    "sessionId": "--session",
+    "speaker": "--speaker",
+    "profile": "--profile",
+}
 
-    # the same defaults as the API's context query: the `default` preset unless --profile
-    request = ContextRequest(
-        user_id=args.user,
-        message=args.message,
-        as_of=_timestamp(args.as_of, "--as-of") if args.as_of else None,
-        max_memories=args.max_memories,
-        token_budget=args.token_budget,
-        speaker=args.speaker,
-        session_id=args.session,
-        config=preset(args.profile),
-        min_score=args.min_score,
-        min_confidence=args.min_confidence,
-    )
-    runtime = start(_existing(_settings(args)))
+
+def _bad_argument(exc: InvalidInput) -> ValueError:
+    """A check of the command's own arguments failed: exit 2, the option named as typed."""
+    option = CONTEXT_OPTIONS.get(exc.field, exc.field)
+    return ValueError(f"{option}: {str(exc).removeprefix(f'{exc.field}: ')}")
+
+
+def context(args: argparse.Namespace) -> int:
+    from graph.recall.request import ContextRequest, check_request
+
+    # every argument is checked before a model loads: a mistake answers at once
+    settings = _settings(args)
+    try:
+        # the same defaults as the API's context query: the `default` preset unless --profile
+        request = ContextRequest(
+            user_id=args.user,
+            message=args.message,
+            as_of=_timestamp(args.as_of, "--as-of") if args.as_of else None,
+            max_memories=args.max_memories,
+            token_budget=args.token_budget,
+            speaker=args.speaker,
+            session_id=args.session,
+            config=preset(args.profile),
+            min_score=args.min_score,
+            min_confidence=args.min_confidence,
+        )
+        check_request(request, settings.limits)
+        _existing(settings)
+    except InvalidInput as exc:
+        raise _bad_argument(exc) from None
+    from api.runtime import start
+
+    runtime = start(settings)
     try:
         result = runtime.service.context(request)
     finally:

@@ -134,3 +134,14 @@ class KnownEntity:
     gender: str | None = None  # "female"/"male" when a role noun said so ("my sister Ana")
     unnamed: bool = False  # "Melanie's husband": a person known only by role, until named
     plural: bool = False  # "Melanie's kids": a group known by role
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A span of personal data or a secret the screen found (extraction/pii.py): its type and
+    where it sits in the text. Here, not beside Presidio, so that reading it costs no import of
+    Presidio (seconds: it pulls in transformers' pipelines)."""
+
+    type: str
+    start: int
+    end: int

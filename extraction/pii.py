@@ -20,7 +20,6 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 
 import regex
 import tldextract
@@ -62,6 +61,7 @@ from presidio_anonymizer import AnonymizerEngine
 from presidio_anonymizer.entities import OperatorConfig
 from presidio_anonymizer.entities import RecognizerResult as Span
 
+from extraction.model import Finding
 from extraction.pipeline import MODEL_PACKAGE
 from extraction.secrets import SecretRecognizer
 from extraction.shapes import Shape, TextView, shape
@@ -90,13 +90,6 @@ NEEDS_CONTEXT = frozenset(
 # Presidio scores 0..1; a phone number's pattern scores 0.4 without context, the rest need 0.5
 MIN_SCORE = 0.5
 MIN_SCORES = {"PHONE_NUMBER": 0.4}
-
-
-@dataclass(frozen=True)
-class Finding:
-    type: str
-    start: int
-    end: int
 
 
 class _OfflineEmailRecognizer(EmailRecognizer):

@@ -123,10 +123,9 @@ def export_target(
 def assemble(executor: Executor, data_dir: Path, embedder: TextEmbedder, pii: PiiPolicy) -> Parts:
     """The store on `executor`, the vectors under `data_dir` (for `embedder`'s vectors) and the
     screen of the storage policy `pii`."""
-    from extraction.pii import load_detector
     from graph.store import Store
     from graph.vectors import VectorStore
-    from graph.write.screen import Screen
+    from graph.write.screen import Screen, load_detector
 
     return Parts(
         Store(executor),

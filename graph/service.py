@@ -24,7 +24,6 @@ import time
 from collections.abc import Sequence
 
 from extraction.keys import ENTITY_TYPES
-from extraction.pii import load_detector
 from extraction.protocols import TextEmbedder, TextExtractor
 from graph.background import Background
 from graph.caches import UserCaches
@@ -51,7 +50,7 @@ from graph.write.edits import Edits
 from graph.write.pipeline import AfterWrite, RememberResult, WritePipeline
 from graph.write.policy import PiiPolicy
 from graph.write.profiles import ProfileWriter
-from graph.write.screen import Screen
+from graph.write.screen import Screen, load_detector
 from graph.write.sessions import SessionSummary as SessionSummary
 from graph.write.stored import Stored as Stored
 

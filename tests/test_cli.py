@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,8 @@ from tests.conftest import close_api, graph_settings, open_api
 from tests.conversation import USER, turns
 from tests.documents import AS_OF, context_of
 
+ROOT = Path(__file__).resolve().parents[1]
+
 pytestmark = pytest.mark.slow  # starts the engine, the service or Node
 
 
@@ -34,6 +38,8 @@ def test_parse_line_errors_name_the_line_and_field() -> None:
         cli.parse_line('{"text": "hi"}', None, 6)
     memory = cli.parse_line('{"text": "hi", "occurredAt": "2026-01-02T03:04:05"}', "u", 1)
     assert memory.user_id == "u" and memory.occurred_at == 1767323045.0
+    # every MemoryInput field of the API is a field of a line, `domain` included
+    assert cli.parse_line('{"text": "hi", "domain": "work"}', "u", 2).domain == "work"
 
 
 def test_ingest_then_context(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -231,10 +237,38 @@ def test_cli_context_arguments_are_checked_like_the_api(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     base = ["context", "hello", "--user", "u", "--data-dir", str(tmp_path)]
-    assert cli.main([*base, "--profile", "magic"]) == 1
-    assert "error: profile: is 'magic'; allowed spec, default" in capsys.readouterr().err
-    assert cli.main([*base, "--as-of", "soon"]) == 1
+    assert cli.main([*base, "--profile", "magic"]) == 2  # a bad argument (README)
+    assert "error: --profile: is 'magic'; allowed spec, default" in capsys.readouterr().err
+    assert cli.main([*base, "--as-of", "soon"]) == 2
     assert "error: --as-of: 'soon' is not ISO 8601" in capsys.readouterr().err
+    assert cli.main([*base, "--max-memories", "100000"]) == 2
+    assert "error: --max-memories: is 100000; allowed 1 to 100" in capsys.readouterr().err
+    missing = ["context", "hello", "--user", "u", "--data-dir", str(tmp_path / "nowhere")]
+    assert cli.main(missing) == 2
+    assert "error: --data-dir: no data directory at" in capsys.readouterr().err
+    assert cli.main(["ingest", str(tmp_path / "none.jsonl"), "--data-dir", str(tmp_path)]) == 2
+    assert "none.jsonl: no such file" in capsys.readouterr().err
+    lines = tmp_path / "one.jsonl"
+    lines.write_text('{"text": "hi"}\n')
+    assert cli.main(["ingest", str(lines), "--user", " ", "--data-dir", str(tmp_path)]) == 2
+    assert "error: --user: must not be empty" in capsys.readouterr().err
+
+
+def test_a_bad_argument_is_refused_before_any_model_loads(tmp_path: Path) -> None:
+    """The check runs before the models' libraries are even imported: a mistake answers in a
+    fraction of a second, not after the seconds of loading spaCy, torch and Presidio."""
+    probe = (
+        "import sys; from api import cli; "
+        f"code = cli.main(['context', 'hi', '--user', 'u', '--max-memories', '0', "
+        f"'--data-dir', {str(tmp_path)!r}]); "
+        "print(code, sorted(m for m in ('torch', 'spacy', 'presidio_analyzer', 'transformers') "
+        "if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert done.stdout.split("\n")[0] == "2 []"
+    assert "error: --max-memories: is 0; allowed 1 to 100" in done.stderr
 
 
 def test_a_model_that_fails_verification_is_a_clear_error(

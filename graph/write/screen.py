@@ -22,7 +22,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from typing import Protocol
 
-from extraction.pii import Finding
+from extraction.model import Finding
 from graph.errors import InvalidInput
 from graph.validation import NewMemory
 from graph.write.policy import REDACT, REFUSE, PiiPolicy
@@ -34,6 +34,15 @@ FIELDS = (
     ("session_id", "sessionId"),
     ("external_id", "externalId"),
 )
+
+
+def load_detector() -> Detector:
+    """Presidio's detector (extraction/pii.py), imported only when a policy first needs it: the
+    import alone takes seconds, which a read-only command or a server's first answer should not
+    wait for."""
+    from extraction.pii import load_detector as load
+
+    return load()
 
 
 class Detector(Protocol):
