@@ -96,14 +96,16 @@ def mcp(args: argparse.Namespace) -> int:
     """MCP over stdin/stdout for one user: what an agent host starts as a command. Logs go to
     stderr; stdout carries only the protocol."""
     from api.mcp_server import build_server, stdio_caller
-    from api.runtime import start
+    from api.starting import Starting
 
     caller = stdio_caller(args.user)  # a bad --user fails before the models load
-    runtime = start(_settings(args), serving=True)
+    # the host gets `initialize` and the tool list at once; the engine and the models come up
+    # beside them, and the first tool call waits for them
+    starting = Starting(_settings(args))
     try:
-        build_server(lambda: runtime.service, lambda ctx: caller).run("stdio")
+        build_server(lambda: starting.runtime().service, lambda ctx: caller).run("stdio")
     finally:
-        runtime.close()
+        starting.close()
     return 0
 
 

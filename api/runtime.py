@@ -175,8 +175,9 @@ def start(
         # each user's index is reconciled on its first call; only files of gone users are swept
         # here, off the start-up path
         service.background.run(service.caches.sweep)
-        if service.screen.policy.watched:
+        if serving and service.screen.policy.watched:
             # Presidio and its spaCy model load off the start-up path, before the first write
+            # (a one-shot command loads them when its first write needs them, if it writes)
             service.background.run(service.screen.detector)
         if settings.session_idle_minutes > 0:
             gap = settings.session_idle_minutes * 60.0

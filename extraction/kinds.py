@@ -18,10 +18,13 @@ not allowed; the lists are general English, never a data set's words.
 
 from __future__ import annotations
 
-from spacy.tokens import Token
+from typing import TYPE_CHECKING
 
 from extraction import concreteness
 from extraction.lexicon import PET_NOUNS, PLACE_NOUNS
+
+if TYPE_CHECKING:  # annotations only: the resolver reads the tables here without spaCy loaded
+    from spacy.tokens import Token
 
 
 def _words(text: str) -> frozenset[str]:

@@ -28,10 +28,12 @@ import re
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dateutil.relativedelta import relativedelta
-from spacy.tokens import Doc
+
+if TYPE_CHECKING:  # annotations only: reading dates needs no spaCy loaded
+    from spacy.tokens import Doc
 
 Interval = tuple[float, float]  # [start, end) in epoch seconds, UTC
 

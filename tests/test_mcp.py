@@ -217,6 +217,31 @@ def test_stdio_server_for_one_user(tmp_path: Path) -> None:
     anyio.run(scenario)
 
 
+def test_stdio_server_lists_its_tools_without_waiting_for_the_service(tmp_path: Path) -> None:
+    """The host gets its tool list while the engine and the models come up beside it: proven with
+    a graph server that is never reachable, so the service never starts. The list arrives all the
+    same, and a tool call answers with the start's error, naming what is wrong."""
+    from graph.engine import free_port
+
+    uri = f"bolt://127.0.0.1:{free_port()}"
+    script = Path(sys.executable).with_name("recollect")
+    params = StdioServerParameters(
+        command=str(script),
+        args=["mcp", "--user", "alice", "--data-dir", str(tmp_path)],
+        cwd=str(Path(__file__).resolve().parents[1]),
+        env={**get_default_environment(), "RECOLLECT_GRAPH_URI": uri},
+    )
+
+    async def scenario() -> None:
+        async with Client(params, read_timeout_seconds=300) as client:
+            listed = await client.list_tools()
+            assert {t.name for t in listed.tools} == TOOLS
+            failed = _error(await client.call_tool("get_context", {"message": "Ana"}))
+            assert f"cannot reach the graph server at {uri}" in failed
+
+    anyio.run(scenario)
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -20,7 +20,6 @@ from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
-from spacy.lang.en.stop_words import STOP_WORDS
 
 from extraction.lexicon import DAYS_AND_MONTHS, INTERJECTIONS
 from graph.chat import PHATIC, normal, words
@@ -54,6 +53,10 @@ class Sentence:
 
 def content_words(text: str, names: Iterable[str]) -> list[str]:
     """Words that say something: not stopwords, not chat formulas, not the speakers' names."""
+    # spaCy's English list, imported here: importing spaCy takes a second, which a command
+    # that never summarises a session (or an MCP server answering its tool list) need not pay
+    from spacy.lang.en.stop_words import STOP_WORDS
+
     skip = {n.lower() for n in names}
     out = []
     for word in words(text):
