@@ -13,7 +13,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated
 
+import dateutil.parser
 from pydantic import BaseModel, Field
+from strawberry.exceptions import StrawberryInputCoercionError
+from strawberry.types.scalar import ScalarDefinition
 
 from graph.validation import (
     CATEGORIES,
@@ -22,6 +25,36 @@ from graph.validation import (
     MAX_IMPORTANCE,
     MIN_IMPORTANCE,
     NewMemory,
+)
+
+# what a DateTime argument accepts, said in every refusal of one
+DATE_TIME_FORM = "ISO 8601, like 2024-05-01T09:30:00+02:00 (a time without an offset is UTC)"
+
+
+def _date_time(value: object) -> datetime:
+    """A DateTime argument, inline or a variable: the error says what was wrong and the form
+    that is accepted, not the parser's words (`invalid literal for int() with base 10`)."""
+    if not isinstance(value, str):
+        raise StrawberryInputCoercionError(
+            f"DateTime: {value!r} is not a string; expected {DATE_TIME_FORM}"
+        )
+    try:
+        parsed: datetime = dateutil.parser.isoparse(value)
+    except (ValueError, OverflowError):
+        raise StrawberryInputCoercionError(
+            f"DateTime: {value!r} is not a date-time; expected {DATE_TIME_FORM}"
+        ) from None
+    return parsed
+
+
+DATE_TIME = ScalarDefinition(
+    name="DateTime",
+    description="Date with time (isoformat)",
+    specified_by_url=None,
+    serialize=datetime.isoformat,
+    parse_value=_date_time,
+    parse_literal=None,
+    origin=datetime,
 )
 
 

@@ -23,7 +23,7 @@ from strawberry.extensions import (
 from strawberry.types import ExecutionContext, Info
 
 from api.errors import log_error
-from api.inputs import ts
+from api.inputs import DATE_TIME, ts
 from api.loaders import Context, call
 from api.metrics import MetricsExtension
 from api.neighbourhood import (
@@ -323,6 +323,7 @@ CACHED_DOCUMENTS = 256
 schema = RecollectSchema(
     query=Query,
     mutation=Mutation,
+    scalar_overrides={datetime: DATE_TIME},
     extensions=[
         lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
         lambda: ParserCache(maxsize=CACHED_DOCUMENTS),

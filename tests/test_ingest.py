@@ -38,7 +38,7 @@ BAD_INPUTS = [
     ({"userId": USER, "text": "x" * 20_001}, "BAD_USER_INPUT", "at most 20000"),
     ({"userId": USER, "text": "ok", "importance": 4}, "BAD_USER_INPUT", "importance: is 4"),
     ({"userId": USER, "text": "ok", "importance": -1}, "BAD_USER_INPUT", "allowed 0 to 3"),
-    ({"userId": USER, "text": "ok", "occurredAt": "last tuesday"}, "BAD_USER_INPUT", "DateTime"),
+    ({"userId": USER, "text": "ok", "occurredAt": "last tuesday"}, "BAD_USER_INPUT", "ISO 8601"),
     ({"userId": USER, "text": "ok", "category": "GOSSIP"}, "BAD_USER_INPUT", "category"),
     ({"userId": "", "text": "ok"}, "BAD_USER_INPUT", "userId: must not be empty"),
 ]
@@ -54,6 +54,18 @@ def test_bad_input_is_rejected_and_writes_nothing(
     assert body["errors"][0]["extensions"]["code"] == code
     assert message in body["errors"][0]["message"]
     assert store.count_memories(USER) == before
+
+
+def test_a_bad_date_written_inline_says_the_accepted_form(api: Api) -> None:
+    """Inline in the document as in a variable: the client reads what is accepted, not the
+    parser's words ("invalid literal for int() with base 10")."""
+    body = api.raw(
+        'mutation { remember(input: {userId: "u", text: "ok", occurredAt: "yesterday"}) { id } }'
+    )
+    error = body["errors"][0]
+    assert error["extensions"]["code"] == "BAD_USER_INPUT"
+    assert "'yesterday' is not a date-time; expected ISO 8601" in error["message"]
+    assert "invalid literal" not in error["message"]
 
 
 def test_one_bad_input_rejects_the_whole_batch(api: Api, remembered: list[dict[str, Any]]) -> None:
