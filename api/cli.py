@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from api.settings import Settings
 from graph.assembly import Executor
@@ -23,6 +23,9 @@ from graph.errors import InvalidInput, RecollectError
 from graph.limits import DEFAULT_MAX_MEMORIES
 from graph.recall.config import DEFAULT_PROFILE, PRESETS, preset
 from graph.validation import NewMemory, check_user_id, validate
+
+if TYPE_CHECKING:  # the service loads when a command needs it, not to parse arguments
+    from graph.service import ContextResult
 
 log = logging.getLogger("recollect.cli")
 
@@ -242,7 +245,7 @@ def _bad_argument(exc: InvalidInput) -> ValueError:
 
 
 def context(args: argparse.Namespace) -> int:
-    from graph.recall.request import ContextRequest, check_request
+    from graph.service import ContextRequest, check_request
 
     # every argument is checked before a model loads: a mistake answers at once
     settings = _settings(args)
@@ -271,37 +274,37 @@ def context(args: argparse.Namespace) -> int:
         result = runtime.service.context(request)
     finally:
         runtime.close()
-    if args.json:
-        print(
-            json.dumps(
-                {
-                    "text": result.text,
-                    "tokens": result.tokens,
-                    "seeds": result.seeds,
-                    "expanded": result.expanded,
-                    "confidence": round(result.confidence, 4),
-                    "conflicts": [c.note for c in result.conflicts],
-                    "memories": [
-                        {
-                            "id": s.memory.id,
-                            "externalId": s.memory.external_id,
-                            "text": s.memory.text,
-                            "score": round(s.score, 4),
-                            "similarity": round(s.similarity, 4),
-                            "recency": round(s.recency, 4),
-                            "frequency": round(s.frequency, 4),
-                            "neighbour": round(s.neighbour, 4),
-                            "via": list(s.via),
-                        }
-                        for s in result.memories
-                    ],
-                },
-                indent=2,
-            )
-        )
-    else:
-        print(result.text)
+    print(_as_json(result) if args.json else result.text)
     return 0
+
+
+def _as_json(result: ContextResult) -> str:
+    """`context --json`: the block with its scored memories and their parts."""
+    return json.dumps(
+        {
+            "text": result.text,
+            "tokens": result.tokens,
+            "seeds": result.seeds,
+            "expanded": result.expanded,
+            "confidence": round(result.confidence, 4),
+            "conflicts": [c.note for c in result.conflicts],
+            "memories": [
+                {
+                    "id": s.memory.id,
+                    "externalId": s.memory.external_id,
+                    "text": s.memory.text,
+                    "score": round(s.score, 4),
+                    "similarity": round(s.similarity, 4),
+                    "recency": round(s.recency, 4),
+                    "frequency": round(s.frequency, 4),
+                    "neighbour": round(s.neighbour, 4),
+                    "via": list(s.via),
+                }
+                for s in result.memories
+            ],
+        },
+        indent=2,
+    )
 
 
 def _target_executor(args: argparse.Namespace) -> Executor:

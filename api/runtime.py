@@ -176,8 +176,7 @@ def start(
         # here, off the start-up path
         service.background.run(service.caches.sweep)
         if serving and service.screen.policy.watched:
-            # Presidio and its spaCy model load off the start-up path, before the first write
-            # (a one-shot command loads them when its first write needs them, if it writes)
+            # Presidio loads off the start-up path (a one-shot command: at its first write)
             service.background.run(service.screen.detector)
         if settings.session_idle_minutes > 0:
             gap = settings.session_idle_minutes * 60.0

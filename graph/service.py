@@ -38,6 +38,7 @@ from graph.profile_store import day_of
 from graph.recall.retrieval import ContextRequest as ContextRequest
 from graph.recall.retrieval import ContextResult as ContextResult
 from graph.recall.retrieval import ScoredMemory as ScoredMemory
+from graph.recall.retrieval import check_request as check_request
 from graph.recall.retrieval import retrieve
 from graph.reconcile import ReconcileReport
 from graph.records import EntityRecord, MemoryRecord

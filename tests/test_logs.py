@@ -103,6 +103,6 @@ def test_the_command_line_shows_the_answer_and_nothing_else(tmp_path: Path) -> N
     if not env.get("RECOLLECT_GRAPH_URI"):  # a graph server needs no data directory
         nowhere = ("--user", "alice", "--data-dir", str(tmp_path / "nope"))
         missing = _run("context", "Mary", *nowhere, env=env)
-        assert missing.returncode == 1
+        assert missing.returncode == 2  # a bad argument (README)
         assert missing.stderr.strip().startswith("error: --data-dir: no data directory at")
         assert len(missing.stderr.strip().splitlines()) == 1
