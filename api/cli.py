@@ -10,6 +10,7 @@ import argparse
 import ipaddress
 import json
 import logging
+import signal
 import sys
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -83,6 +84,8 @@ def serve(args: argparse.Namespace) -> int:
     # started before the server so that an unreachable graph or a busy data directory ends the
     # command with a clear message and a non-zero exit (main prints it)
     runtime = start(settings, serving=True)
+    # an operator who fixed what parked background work failed on replays it (docs/operations.md)
+    signal.signal(signal.SIGHUP, lambda _signum, _frame: runtime.service.background.replay())
     try:
         uvicorn.run(
             create_app(settings, runtime=runtime),

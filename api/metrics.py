@@ -173,6 +173,7 @@ class _RuntimeCollector(Collector):
         )
         pending.add_metric([], rt.service.background.pending)
         yield pending
+        yield from _background(rt.service.background)
         restarts = CounterMetricFamily(
             "recollect_engine_restarts", "Embedded engine restarts after it died"
         )
@@ -181,6 +182,24 @@ class _RuntimeCollector(Collector):
         up = GaugeMetricFamily("recollect_engine_up", "1 when the graph engine answers a ping")
         up.add_metric([], 1.0 if rt.executor.ping() else 0.0)
         yield up
+
+
+def _background(background: Any) -> Iterator[Any]:
+    """Failed tries by task, and the tasks parked after failing every try (graph/background.py)."""
+    failures = CounterMetricFamily(
+        "recollect_background_failures",
+        "Failed tries of background tasks, by task (each is tried again, then parked)",
+        labels=["task"],
+    )
+    for task, count in sorted(background.failures.items()):
+        failures.add_metric([task], count)
+    yield failures
+    parked = GaugeMetricFamily(
+        "recollect_background_parked",
+        "Background tasks that failed every try, listed in /healthz until replayed",
+    )
+    parked.add_metric([], len(background.parked()))
+    yield parked
 
 
 class MetricsExtension(SchemaExtension):

@@ -60,6 +60,7 @@ class Runtime:
 
     def health(self) -> dict[str, Any]:
         engine_ok = self.executor.ping() and (self.engine is None or self.engine.alive())
+        background = self.service.background
         return {
             "status": "ok" if engine_ok else "degraded",
             "engine": {"kind": self.engine_kind, "ok": engine_ok, "restarts": self.restarts},
@@ -69,6 +70,12 @@ class Runtime:
             },
             "reconcile": self.reconcile,
             "caches": self.service.caches.usage(),
+            # work that failed every try: listed until replayed (SIGHUP, docs/operations.md)
+            "background": {
+                "pending": background.pending,
+                "failures": dict(background.failures),
+                "parked": [p.view() for p in background.parked()],
+            },
         }
 
     def watch_engine(self, interval: float = 0.5) -> None:

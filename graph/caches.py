@@ -87,7 +87,8 @@ class UserCaches:
         self._embedder = embedder
         self._background = background
         self.lexical = LexicalIndexes(
-            store.memory_texts, schedule=lambda rebuild, user: background.run(rebuild, user)
+            store.memory_texts,
+            schedule=lambda rebuild, user: background.run(rebuild, user, user=user),
         )
         self.lock = threading.Lock()
         self._catalog_lock = threading.Lock()
@@ -315,7 +316,7 @@ class UserCaches:
             ):
                 return held
             copies.loading.add(user_id)
-        self._background.run(self._load, copies, user_id)
+        self._background.run(self._load, copies, user_id, user=user_id)
         return None
 
     def _load(self, copies: _Copies[Copy], user_id: str) -> None:

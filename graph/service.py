@@ -224,7 +224,7 @@ class MemoryService:
     def touch_later(self, user_id: str, ids: Sequence[str]) -> None:
         """Access statistics are written off the request path; a failure never fails a request."""
         if ids:
-            self.background.run(self.store.touch, user_id, list(ids), time.time())
+            self.background.run(self.store.touch, user_id, list(ids), time.time(), user=user_id)
 
     def drain(self) -> None:
         """Waits for the background work submitted so far (tests, shutdown)."""

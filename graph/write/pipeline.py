@@ -151,7 +151,7 @@ class WritePipeline:
             turns = [t for t in created if t.session_id]
             if turns and self.after_write is not None:
                 latest = max(t.occurred_at or now for t in turns)
-                self._background.run(self.after_write, user_id, latest)
+                self._background.run(self.after_write, user_id, latest, user=user_id)
             # before the days' update is queued: that update tallies the changed ones too
             changed = slots.changed.get(user_id)
             if changed and self.after_changed is not None:

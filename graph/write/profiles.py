@@ -109,16 +109,25 @@ class ProfileWriter:
             queued.sessions |= due.sessions
             queued.days |= due.days
         if not waiting:
-            self._background.run(self._run_pending, user_id)
+            self._background.run(self._run_pending, user_id, user=user_id)
 
     def _run_pending(self, user_id: str) -> None:
         with self._lock:
             due = self._pending.pop(user_id, Due())
             changed = self._changed.pop(user_id, set())
-        stale = occasions(self._store, user_id, changed)
-        due.sessions |= stale.sessions
-        due.days |= stale.days
-        fold(self._store, user_id, due)
+        try:
+            stale = occasions(self._store, user_id, changed)
+            due.sessions |= stale.sessions
+            due.days |= stale.days
+            fold(self._store, user_id, due)
+        except BaseException:
+            # the work goes back where the retry (graph/background.py) finds it
+            with self._lock:
+                queued = self._pending.setdefault(user_id, Due())
+                queued.sessions |= due.sessions
+                queued.days |= due.days
+                self._changed.setdefault(user_id, set()).update(changed)
+            raise
 
     def update(self, user_id: str, sessions: Iterable[str]) -> list[Profile]:
         """Tallies `sessions` (those that have ended) again, then folds and writes."""
