@@ -22,7 +22,6 @@ from strawberry.http import GraphQLHTTPResponse
 from strawberry.types import ExecutionResult
 
 from api import explore
-from api import runtime as runtime_module
 from api.auth import Denied, KeyRing
 from api.errors import format_error
 from api.loaders import Context
@@ -30,6 +29,7 @@ from api.mcp_server import build_server, key_caller
 from api.metrics import Metrics
 from api.schema import schema
 from api.settings import Settings
+from api.starting import Starting
 
 log = logging.getLogger("recollect.app")
 
@@ -42,7 +42,9 @@ class RecollectGraphQL(GraphQL[Context, None]):
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket
     ) -> Context:
-        runtime = self.app_state.runtime
+        # a request that comes while the service starts waits for it (off the event loop, so
+        # that /healthz answers meanwhile)
+        runtime = await anyio.to_thread.run_sync(self.app_state.starting.runtime)
         keyring: KeyRing = self.app_state.keyring
         principal = keyring.authenticate(request.headers.get("authorization"))
         return Context(service=runtime.service, principal=principal, metrics=self.app_state.metrics)
@@ -137,13 +139,18 @@ class KeyGate:
         await self.app(scope, receive, send)
 
 
-def create_app(settings: Settings | None = None, runtime: Any = None) -> Starlette:
-    """`runtime` may be passed in (tests share one); otherwise the lifespan starts and closes it."""
+def create_app(
+    settings: Settings | None = None, runtime: Any = None, starting: Starting | None = None
+) -> Starlette:
+    """`runtime` may be passed in (tests share one), or `starting`, one coming up beside the
+    server (`recollect serve`); otherwise the lifespan starts one and closes it. Either way the
+    app answers `/healthz` while the engine starts and the models load."""
     settings = settings or Settings.from_env()
     keyring = KeyRing(settings.api_keys)
-    metrics = Metrics(lambda: getattr(app.state, "runtime", None))
+    metrics = Metrics(lambda: app.state.starting.current())
     agent_server = build_server(
-        lambda: app.state.runtime.service,
+        # MCP over HTTP is told to retry while the service starts (its tools run on the loop)
+        lambda: app.state.starting.ready().service,
         lambda ctx: key_caller(keyring, (ctx.headers or {}).get("authorization")),
         metrics.observe_tool,
     )
@@ -154,20 +161,21 @@ def create_app(settings: Settings | None = None, runtime: Any = None) -> Starlet
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        owned = runtime is None
-        # started on this thread on purpose: the engine child dies with the thread that forked it
-        app.state.runtime = runtime or runtime_module.start(settings, serving=True)
+        owned = runtime is None and starting is None
+        if owned:  # on a thread of its own, which the engine's process is tied to
+            app.state.starting = Starting(settings)
         try:
             async with agent_server.session_manager.run():
                 yield
         finally:
             if owned:
-                await anyio.to_thread.run_sync(app.state.runtime.close)
+                await anyio.to_thread.run_sync(app.state.starting.close)
 
     async def healthz(request: Request) -> JSONResponse:
-        rt = getattr(request.app.state, "runtime", None)
-        if rt is None:
-            return JSONResponse({"status": "starting"}, status_code=503)
+        up: Starting = request.app.state.starting
+        rt = up.current()
+        if rt is None:  # starting (the engine, the models), or why the start failed
+            return JSONResponse(up.state(), status_code=503)
         body = await anyio.to_thread.run_sync(rt.health)
         return JSONResponse(body, status_code=200 if body["status"] == "ok" else 503)
 
@@ -178,6 +186,8 @@ def create_app(settings: Settings | None = None, runtime: Any = None) -> Starlet
     )
     app.state.keyring = keyring
     app.state.metrics = metrics
+    if runtime is not None or starting is not None:
+        app.state.starting = starting or Starting(None, runtime=runtime)
     app.add_route("/metrics", metrics.endpoint, methods=["GET"])
     for page_route in explore.routes():  # GET /explore and the pages' files under /static
         app.router.routes.append(page_route)

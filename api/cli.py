@@ -12,6 +12,7 @@ import json
 import logging
 import signal
 import sys
+import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
@@ -26,6 +27,9 @@ from graph.recall.config import DEFAULT_PROFILE, PRESETS, preset
 from graph.validation import NewMemory, check_user_id, validate
 
 if TYPE_CHECKING:  # the service loads when a command needs it, not to parse arguments
+    import uvicorn
+
+    from api.starting import Starting
     from graph.service import ContextResult
 
 log = logging.getLogger("recollect.cli")
@@ -79,23 +83,42 @@ def serve(args: argparse.Namespace) -> int:
             )
             return 2
         log.warning("no API keys configured: listening on loopback only, every user open")
-    from api.runtime import start
+    from api.starting import Starting
 
-    # started before the server so that an unreachable graph or a busy data directory ends the
-    # command with a clear message and a non-zero exit (main prints it)
-    runtime = start(settings, serving=True)
-    # an operator who fixed what parked background work failed on replays it (docs/operations.md)
-    signal.signal(signal.SIGHUP, lambda _signum, _frame: runtime.service.background.replay())
-    try:
-        uvicorn.run(
-            create_app(settings, runtime=runtime),
+    # the server answers /healthz (503, ready: false) while the engine starts and the models
+    # load beside it; a start that fails (an unreachable graph, a busy data directory) stops the
+    # server and ends the command with its message and a non-zero exit (main prints it)
+    starting = Starting(settings)
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_app(settings, starting=starting),
             host=settings.host,
             port=settings.port,
             log_level="info",
         )
+    )
+    threading.Thread(target=_stop_if_failed, args=(starting, server), daemon=True).start()
+    # an operator who fixed what parked background work failed on replays it (docs/operations.md)
+    signal.signal(signal.SIGHUP, lambda _signum, _frame: _replay(starting))
+    try:
+        server.run()
     finally:
-        runtime.close()
+        starting.close()
+    starting.runtime()  # a failed start raises its error here
     return 0
+
+
+def _stop_if_failed(starting: Starting, server: uvicorn.Server) -> None:
+    try:
+        starting.runtime()
+    except BaseException:  # noqa: BLE001 - raised again where `serve` ends
+        server.should_exit = True
+
+
+def _replay(starting: Starting) -> None:
+    runtime = starting.current()
+    if runtime is not None:
+        runtime.service.background.replay()
 
 
 def mcp(args: argparse.Namespace) -> int:

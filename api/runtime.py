@@ -63,6 +63,7 @@ class Runtime:
         background = self.service.background
         return {
             "status": "ok" if engine_ok else "degraded",
+            "ready": True,
             "engine": {"kind": self.engine_kind, "ok": engine_ok, "restarts": self.restarts},
             "models": {
                 "embedding": self.service.models.embedder.model_id,

@@ -1,5 +1,6 @@
 """A runtime that comes up beside its server: `recollect mcp` answers the host's `initialize` and
-tool list while the engine starts and the models load (seconds), and a tool call waits for them.
+tool list, and `recollect serve` answers `/healthz` (503, `ready: false`), while the engine starts
+and the models load (seconds); a call waits for them (or, over HTTP's MCP, is told to retry).
 
 The runtime is started and closed on one thread of its own, which lives until `close`: the
 embedded engine's process is tied to the thread that spawned it (PR_SET_PDEATHSIG, graph/engine.py),
@@ -14,6 +15,7 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
 from api.settings import Settings
+from graph.errors import StoreUnavailable
 
 if TYPE_CHECKING:
     from api.runtime import Runtime
@@ -22,10 +24,16 @@ log = logging.getLogger("recollect.starting")
 
 
 class Starting:
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings | None, runtime: Runtime | None = None) -> None:
+        """Starts a runtime for `settings` on its own thread; or, with `runtime`, stands for
+        one already running that its owner closes (tests share one)."""
         self._settings = settings
         self._ready: Future[Runtime] = Future()
         self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        if runtime is not None:
+            self._ready.set_result(runtime)
+            return
         self._thread = threading.Thread(target=self._run, name="recollect-start", daemon=True)
         self._thread.start()
 
@@ -34,14 +42,44 @@ class Starting:
         StoreUnavailable names what is wrong) on every call."""
         return self._ready.result()
 
+    def ready(self) -> Runtime:
+        """The runtime if it is up, without waiting: a caller that must not block (an HTTP
+        request on the event loop) is told the service is starting, a retryable error."""
+        if not self._ready.done():
+            raise StoreUnavailable(
+                "the service is starting: the engine and the models are loading (GET /healthz "
+                "says when it is ready)"
+            )
+        return self._ready.result()
+
+    def state(self) -> dict[str, object]:
+        """What /healthz says while there is no runtime yet: starting, or why the start failed."""
+        if not self._ready.done():
+            return {"status": "starting", "ready": False, "loading": ["engine", "models"]}
+        error = self._ready.exception()
+        if error is not None:
+            return {"status": "failed", "ready": False, "error": str(error)}
+        return {"status": "ok", "ready": True}
+
+    def done(self) -> bool:
+        return self._ready.done()
+
+    def current(self) -> Runtime | None:
+        """The runtime once it is up; None while starting or after a failed start."""
+        if not self._ready.done() or self._ready.exception() is not None:
+            return None
+        return self._ready.result()
+
     def close(self) -> None:
-        """Stops the runtime (after its start ends, if it is still starting)."""
+        """Stops the runtime it started (after its start ends, if it is still starting)."""
         self._stop.set()
-        self._thread.join()
+        if self._thread is not None:
+            self._thread.join()
 
     def _run(self) -> None:
         from api.runtime import start
 
+        assert self._settings is not None
         try:
             runtime = start(self._settings, serving=True)
         except BaseException as exc:  # handed to every caller of `runtime`

@@ -1,7 +1,8 @@
 """How long a fresh process of the `recollect` command takes to answer (issue 57): an argument
-error, `context` end to end on a 60-turn user of real text, and `recollect mcp` from its start to
-the tool list; beside them, in the same run, the baselines: a bare Python start and the models
-alone (importing and loading spaCy's pipeline and the embedder, nothing of ours).
+error, `context` end to end on a 60-turn user of real text, `recollect mcp` from its start to
+the tool list, and `recollect serve` from its start to /healthz's first answer and to ready;
+beside them, in the same run, the baselines: a bare Python start and the models alone
+(importing and loading spaCy's pipeline and the embedder, nothing of ours).
 
 Every command runs as a new process on a warm disk (a cold run means a fresh process here), the
 median and range of `--runs` runs. `--repo` runs another checkout's command (an earlier commit
@@ -15,11 +16,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
@@ -90,6 +95,49 @@ def tools_listed(repo: Path, data: Path) -> float:
         server.wait(timeout=120)
 
 
+def served(repo: Path, data: Path, ready: bool) -> float:
+    """From the spawn of `recollect serve` to /healthz's first answer (any status), or with
+    `ready` to its answer that the service is ready."""
+    port = _free_port()
+    command = [
+        sys.executable,
+        "-m",
+        "api.cli",
+        "serve",
+        "--port",
+        str(port),
+        "--data-dir",
+        str(data),
+    ]
+    started = time.perf_counter()
+    server = subprocess.Popen(
+        command, cwd=repo, env=_env(repo), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        while server.poll() is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as r:
+                    body = json.loads(r.read())
+            except urllib.error.HTTPError as answer:  # 503 while starting
+                body = json.loads(answer.read() or b"{}")
+            except OSError:  # not listening yet
+                time.sleep(0.05)
+                continue
+            if not ready or body.get("status") == "ok":
+                return time.perf_counter() - started
+            time.sleep(0.05)
+        raise SystemExit(f"recollect serve exited {server.returncode}")
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=120)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
 def _row(name: str, times: list[float]) -> str:
     return f"| {name} | {statistics.median(times):.2f} | {min(times):.2f} | {max(times):.2f} |"
 
@@ -103,6 +151,8 @@ def _commands(repo: Path, data: Path, question: str, turns: int) -> dict[str, Ca
         ),
         f"context end to end ({turns} turns)": lambda: timed(ask, repo),
         "mcp: start to tools/list": lambda: tools_listed(repo, data),
+        "serve: start to /healthz answered": lambda: served(repo, data, ready=False),
+        "serve: start to /healthz ready": lambda: served(repo, data, ready=True),
     }
 
 

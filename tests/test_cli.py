@@ -127,7 +127,7 @@ def test_serve_with_unreachable_graph_server_exits_clearly(
 
     uri = f"bolt://127.0.0.1:{free_port()}"
     monkeypatch.setenv("RECOLLECT_GRAPH_URI", uri)
-    code = cli.main(["serve", "--data-dir", str(tmp_path)])
+    code = cli.main(["serve", "--data-dir", str(tmp_path), "--port", str(free_port())])
     assert code == 1
     assert f"error: cannot reach the graph server at {uri}" in capsys.readouterr().err
 
@@ -135,12 +135,13 @@ def test_serve_with_unreachable_graph_server_exits_clearly(
 def test_serve_on_a_busy_data_directory_exits_clearly(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from graph.engine import EmbeddedEngine
+    from graph.engine import EmbeddedEngine, free_port
 
     holder = EmbeddedEngine(tmp_path)
     holder.start()
     try:
-        assert cli.main(["serve", "--data-dir", str(tmp_path)]) == 1
+        port = str(free_port())
+        assert cli.main(["serve", "--data-dir", str(tmp_path), "--port", port]) == 1
         assert "is in use by another Recollect service" in capsys.readouterr().err
     finally:
         holder.stop()
