@@ -8,6 +8,8 @@
     ├── StoreUnavailable    engine down, unreachable or not started  → STORE_UNAVAILABLE
     │   └── DataDirInUse    another service holds the data directory
     ├── QueryFailed         the engine rejected a statement          → INTERNAL_SERVER_ERROR
+    │   └── Conflict        a write met a uniqueness constraint (another process wrote the
+    │                       same input at the same instant): the write path tries again
     └── ModelError          a model is missing or fails verification → INTERNAL_SERVER_ERROR
 
 Driver exceptions are translated once, in graph/executor.py, with `raise ... from exc`.
@@ -49,6 +51,10 @@ class DataDirInUse(StoreUnavailable):
 
 
 class QueryFailed(RecollectError):
+    pass
+
+
+class Conflict(QueryFailed):
     pass
 
 

@@ -15,11 +15,18 @@ import logging
 import re
 from typing import Any, Protocol
 
-from graph.errors import InvalidInput, QueryFailed, StoreUnavailable
+from graph.errors import Conflict, InvalidInput, QueryFailed, StoreUnavailable
 from graph.queries import Queries
 from graph.records import Params, Row
 
 log = logging.getLogger("recollect.executor")
+
+# uniqueness the graph itself enforces, so that two processes writing the same input at the same
+# instant cannot both store it: a memory's externalId within its user (a null one is not
+# constrained). On Neo4j it is cypher/schema/neo4j/constraint_memory_external_id.cypher.
+UNIQUE = (("Memory", ("user_id", "external_id")),)
+# Neo4j's code when existing data violates a constraint being created
+CONSTRAINT_VIOLATED_BY_DATA = "Neo.DatabaseError.Schema.ConstraintCreationFailed"
 
 
 def _holds_nul(value: Any) -> bool:
@@ -138,6 +145,8 @@ class FalkorExecutor:
         except self._redis_errors as exc:
             raise StoreUnavailable(f"graph engine unreachable while running {name}") from exc
         except self._response_error as exc:
+            if "unique constraint violation" in str(exc):
+                raise Conflict(f"{name} met a uniqueness constraint") from exc
             raise _failed(name, type(exc).__name__) from exc
         header = [column[1] for column in result.header]
         rows = [dict(zip(header, row, strict=True)) for row in result.result_set]
@@ -150,6 +159,18 @@ class FalkorExecutor:
             except self._response_error as exc:
                 if "already indexed" not in str(exc):
                     raise QueryFailed(f"schema statement failed: {exc}") from exc
+        for label, properties in UNIQUE:
+            # a Redis command, not Cypher: FalkorDB creates constraints outside the language.
+            # Built in the background on the indexes above; on a graph that already holds
+            # duplicates it ends FAILED and is not enforced (each process's check remains)
+            try:
+                self._db.connection.execute_command(
+                    "GRAPH.CONSTRAINT", "CREATE", self._graph_name, "UNIQUE", "NODE", label,
+                    "PROPERTIES", len(properties), *properties,
+                )  # fmt: skip
+            except self._response_error as exc:
+                if "already exists" not in str(exc):
+                    raise QueryFailed(f"constraint on {label} failed: {exc}") from exc
 
     def ping(self) -> bool:
         try:
@@ -208,6 +229,8 @@ class BoltExecutor:
                 return self._namespace.rows([record.data() for record in result])
         except (errors.ServiceUnavailable, errors.SessionExpired) as exc:
             raise StoreUnavailable(f"graph server unreachable while running {name}") from exc
+        except errors.ConstraintError as exc:
+            raise Conflict(f"{name} met a uniqueness constraint") from exc
         except errors.Neo4jError as exc:
             raise _failed(name, str(exc.code)) from exc
 
@@ -218,6 +241,11 @@ class BoltExecutor:
                 with self._driver.session(database=self._database) as session:
                     session.run(text).consume()
             except errors.Neo4jError as exc:
+                if exc.code == CONSTRAINT_VIOLATED_BY_DATA:
+                    # a graph written before the constraint holds duplicates: the service
+                    # runs, each process's own check stays, and the operator is told
+                    log.error("a uniqueness constraint is not enforced: %s", exc.message)
+                    continue
                 raise QueryFailed(f"schema statement failed: {exc.code}") from exc
 
     def ping(self) -> bool:

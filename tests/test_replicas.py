@@ -308,6 +308,51 @@ def test_concurrent_writes_through_both_lose_nothing(replicas: tuple[Replica, Re
         assert marks == store.change_mark("u-both")
 
 
+def _at_once(replicas: tuple[Replica, Replica], turn: dict[str, str]) -> list[str]:
+    """`turn` sent to both replicas at the same instant; the ids they answer with."""
+    start = threading.Barrier(len(replicas))
+    answers: dict[int, str] = {}
+    failures: list[BaseException] = []
+
+    def send(at: int) -> None:
+        try:
+            start.wait(timeout=30)
+            made = replicas[at].ok(REMEMBER_MANY, inputs=[turn])["rememberMany"]
+            answers[at] = made[0]["id"]
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=send, args=(at,)) for at in range(len(replicas))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures, failures
+    return [answers[at] for at in range(len(replicas))]
+
+
+def test_the_same_input_sent_to_both_at_once_is_stored_once(
+    replicas: tuple[Replica, Replica],
+) -> None:
+    """An agent retrying through a load balancer: the same turn (one externalId) reaches both
+    replicas at the same instant, ten times. The graph's uniqueness constraint refuses the second
+    write, whose replica checks again and answers with the first one's memory: one memory, one id
+    on both (before the constraint: two memories in 4 rounds of 10)."""
+    store = replicas[0].api.runtime.store
+    for round_ in range(10):
+        turn = {
+            "userId": "u-once",
+            "text": f"Round {round_}: the parcel for Dana arrives on Friday.",
+            "speaker": "Dana",
+            "sessionId": "s-once",
+            "externalId": f"turn-{round_}",
+        }
+        first, second = _at_once(replicas, turn)
+        assert first == second, f"round {round_}: two ids for one input"
+        stored = store.find_existing("u-once", [turn["externalId"]], [])
+        assert [m.id for m in stored] == [first], f"round {round_}: stored {len(stored)}"
+
+
 def test_one_users_key_reads_nothing_of_another_on_either_replica(
     replicas: tuple[Replica, Replica],
 ) -> None:

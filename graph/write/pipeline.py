@@ -22,6 +22,7 @@ Afterwards, off the request path, sessions the batch left idle are ended (`after
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -36,7 +37,7 @@ from extraction.resolver import Resolution, Resolver
 from graph.background import Background
 from graph.batch import BatchRows
 from graph.caches import UserCaches
-from graph.errors import NotFound
+from graph.errors import Conflict, NotFound
 from graph.ids import MemoryId, new_memory_id
 from graph.limits import Limits
 from graph.memory_facts import UserFacts
@@ -53,8 +54,12 @@ from graph.write.rows import Written, build_rows
 from graph.write.screen import Screen
 from graph.write.stored import Stored, decide
 
+log = logging.getLogger("recollect.write")
+
 # turns of a session read back for its people when the cache is cold (pronouns in the next turn)
 SESSION_TURNS = 8
+# tries of a write that meets another process's same input (each try checks again first)
+CONFLICT_TRIES = 3
 
 # called off the request path after turns with a sessionId were written: (user_id, event time of
 # the newest turn written)
@@ -134,7 +139,7 @@ class WritePipeline:
             by_user[memory.user_id].append(i)
         for user_id, positions in by_user.items():
             prepared = self._prepare(user_id, batch, positions, slots)
-            if prepared is not None and self._commit(user_id, batch, prepared, slots, now):
+            if prepared is not None and self._commit_once(user_id, batch, prepared, slots, now):
                 self._caches.use(user_id)
         self._caches.flush()
         self._after(batch, by_user, slots, now)
@@ -237,6 +242,22 @@ class WritePipeline:
             fresh.append(i)
             seen["external:" + key if key is not None else "hash:" + hashes[i]] = memory_id
         return fresh
+
+    def _commit_once(
+        self, user_id: str, batch: list[NewMemory], prepared: _Prepared, slots: _Slots, now: float
+    ) -> bool:
+        """`_commit`, again when the graph refuses the write because another process stored one
+        of these inputs (the same externalId) since they were checked: the caches follow what it
+        wrote, the check runs again and maps the input to that process's memory, so both
+        processes answer with one id (graph/executor.py UNIQUE)."""
+        for _ in range(CONFLICT_TRIES - 1):
+            try:
+                return self._commit(user_id, batch, prepared, slots, now)
+            except Conflict:
+                log.info("a write met another process's same input; checking again")
+                self._caches.forget_catalog(user_id)  # it may hold this batch's entities
+                prepared = replace(prepared, seen_at=None)
+        return self._commit(user_id, batch, prepared, slots, now)
 
     def _commit(
         self, user_id: str, batch: list[NewMemory], prepared: _Prepared, slots: _Slots, now: float
