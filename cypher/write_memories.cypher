@@ -22,6 +22,7 @@ CREATE (mem:Memory {
   session_id: m.session_id, occurred_at: m.occurred_at, event_start: m.event_start,
   event_end: m.event_end, created_at: m.created_at,
   last_accessed_at: m.created_at, access_count: 0, external_id: m.external_id,
+  external_key: m.external_key,
   content_hash: m.content_hash, importance: m.importance, pinned: m.pinned,
   category: m.category, fact_type: m.fact_type, kind: m.kind, vector_id: m.vector_id,
   embedding: m.embedding, embedding_model: m.embedding_model, topic_candidates: m.topic_candidates,

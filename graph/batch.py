@@ -9,6 +9,7 @@ each by field. They live below all three so neither the store nor the caches imp
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import asdict, dataclass
 
 from graph.records import Params
@@ -43,6 +44,20 @@ class MemoryRow:
     own_text: str | None = None
     own_embedding: str | None = None
     domain: str | None = None  # the knowledge index is kept per (user, domain)
+    # what the graph holds unique for a memory with an externalId (`external_key`)
+    external_key: str | None = None
+
+
+def external_key(user_id: str, external_id: str | None) -> str | None:
+    """A memory's externalId within its user as the graph's uniqueness constraint holds it: a
+    digest in hex, whatever the two strings hold (FalkorDB's constraint crashed the engine on
+    values with leading or trailing whitespace or control characters: found by the fuzzer);
+    graph/executor.py's Namespace prefixes it like the user id."""
+    if external_id is None:
+        return None
+    return hashlib.sha256(
+        f"{user_id}\x00{external_id}".encode("utf-8", "surrogatepass")
+    ).hexdigest()
 
 
 @dataclass(frozen=True)

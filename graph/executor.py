@@ -22,9 +22,10 @@ from graph.records import Params, Row
 log = logging.getLogger("recollect.executor")
 
 # uniqueness the graph itself enforces, so that two processes writing the same input at the same
-# instant cannot both store it: a memory's externalId within its user (a null one is not
-# constrained). On Neo4j it is cypher/schema/neo4j/constraint_memory_external_id.cypher.
-UNIQUE = (("Memory", ("user_id", "external_id")),)
+# instant cannot both store it: a memory's externalId within its user, as a digest
+# (graph/batch.py external_key; a memory without an externalId has none and is not constrained).
+# On Neo4j it is cypher/schema/neo4j/constraint_memory_external_id.cypher, over the properties.
+UNIQUE = (("Memory", ("external_key",)),)
 # Neo4j's code when existing data violates a constraint being created
 CONSTRAINT_VIOLATED_BY_DATA = "Neo.DatabaseError.Schema.ConstraintCreationFailed"
 
@@ -50,6 +51,10 @@ def _failed(name: str, reason: str) -> QueryFailed:
 NAMESPACE = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 
 
+# the properties a namespace prefixes: the user id, and a memory's uniqueness key (graph/batch.py)
+SCOPED = ("user_id", "external_key")
+
+
 class Namespace:
     """User ids of one deployment in a database it shares with others: `alice` is stored as
     `<namespace>/alice`. Applied here, at the one seam, so every statement stays scoped without
@@ -68,14 +73,11 @@ class Namespace:
             return values
         if isinstance(values.get("user_id"), str):
             values["user_id"] = self.prefix + values["user_id"]
-        rows = values.get("rows")
-        if isinstance(rows, list):
-            values["rows"] = [
-                {**r, "user_id": self.prefix + r["user_id"]}
-                if isinstance(r, dict) and isinstance(r.get("user_id"), str)
-                else r
-                for r in rows
-            ]
+        # a write's memories and an import's rows: their user ids and uniqueness keys
+        for name in ("memories", "rows"):
+            listed = values.get(name)
+            if isinstance(listed, list):
+                values[name] = [self._scoped(r) if isinstance(r, dict) else r for r in listed]
         return values
 
     def rows(self, rows: list[Row]) -> list[Row]:
@@ -89,12 +91,25 @@ class Namespace:
                     continue
                 row = {**row, "user_id": user_id[len(self.prefix) :]}
             props = row.get("props")
-            if isinstance(props, dict) and isinstance(props.get("user_id"), str):
-                inner = props["user_id"]
-                if inner.startswith(self.prefix):
-                    row = {**row, "props": {**props, "user_id": inner[len(self.prefix) :]}}
+            if isinstance(props, dict):  # an exported node: as another namespace imports it
+                row = {**row, "props": self._unscoped(props)}
             out.append(row)
         return out
+
+    def _scoped(self, values: Row) -> Row:
+        scoped = dict(values)
+        for key in SCOPED:
+            if isinstance(scoped.get(key), str):
+                scoped[key] = self.prefix + scoped[key]
+        return scoped
+
+    def _unscoped(self, values: Row) -> Row:
+        unscoped = dict(values)
+        for key in SCOPED:
+            value = unscoped.get(key)
+            if isinstance(value, str) and value.startswith(self.prefix):
+                unscoped[key] = value[len(self.prefix) :]
+        return unscoped
 
 
 class Executor(Protocol):

@@ -56,6 +56,18 @@ def test_bad_input_is_rejected_and_writes_nothing(
     assert store.count_memories(USER) == before
 
 
+@pytest.mark.parametrize("external", ["turn-1\r", " padded ", "tab\tinside\n", "ÿ\u0085\u3000"])
+def test_any_external_id_is_one_memory_and_leaves_the_engine_up(api: Api, external: str) -> None:
+    """Found by the fuzzer: FalkorDB's uniqueness constraint took the engine down on a value with
+    leading or trailing whitespace or control characters; the graph now holds a digest unique
+    (graph/batch.py external_key), so every externalId the API accepts works, once."""
+    said = {"userId": USER, "text": f"I fixed the fence ({external!r}).", "externalId": external}
+    first = api.ok(REMEMBER, input=said)["remember"]
+    again = api.ok(REMEMBER, input=said)["remember"]
+    assert first["id"] == again["id"] and first["externalId"] == external
+    assert api.runtime.executor.ping()
+
+
 def test_a_bad_date_written_inline_says_the_accepted_form(api: Api) -> None:
     """Inline in the document as in a variable: the client reads what is accepted, not the
     parser's words ("invalid literal for int() with base 10")."""

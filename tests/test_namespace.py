@@ -28,6 +28,18 @@ def test_the_user_id_parameter_and_imported_rows_gain_the_prefix() -> None:
     assert ns.params(None) == {}
 
 
+def test_a_memorys_uniqueness_key_is_scoped_as_its_user_is() -> None:
+    """Two deployments on one graph may hold the same user id and externalId: the key the graph
+    holds unique (graph/batch.py external_key) gains the prefix, and loses it on export."""
+    ns = Namespace("staging")
+    written = ns.params({"user_id": "alice", "memories": [{"external_key": "ab12"}, {"id": "m"}]})
+    assert written["memories"] == [{"external_key": "staging/ab12"}, {"id": "m"}]
+    imported = ns.params({"user_id": "alice", "rows": [{"user_id": "alice", "external_key": "c"}]})
+    assert imported["rows"] == [{"user_id": "staging/alice", "external_key": "staging/c"}]
+    exported = ns.rows([{"props": {"user_id": "staging/alice", "external_key": "staging/c"}}])
+    assert exported == [{"props": {"user_id": "alice", "external_key": "c"}}]
+
+
 def test_rows_lose_the_prefix_and_other_namespaces_rows_are_dropped() -> None:
     ns = Namespace("staging")
     rows = [

@@ -25,6 +25,7 @@ from graph.batch import (
     RelationRow,
     RepeatRow,
     SessionRow,
+    external_key,
 )
 from graph.validation import DEFAULT_IMPORTANCE, MAX_IMPORTANCE, NewMemory
 from graph.vectors import to_faiss_id
@@ -131,6 +132,7 @@ def _memory_row(
         event_end=event[1] if event else None,
         created_at=created,
         external_id=memory.external_id,
+        external_key=external_key(memory.user_id, memory.external_id),
         content_hash=w.content_hash,
         importance=_importance(memory),
         pinned=bool(memory.pinned),
