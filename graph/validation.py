@@ -11,6 +11,7 @@ import math
 import re
 import unicodedata
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from graph.errors import InvalidInput, NotFound
 from graph.ids import is_memory_id
@@ -123,9 +124,28 @@ def validate(memory: NewMemory, max_text_chars: int, prefix: str = "") -> NewMem
             f"is {memory.domain!r}; allowed 1 to 64 lowercase letters, digits and dashes "
             "(e.g. village-history)",
         )
-    if memory.occurred_at is not None and not math.isfinite(memory.occurred_at):
-        raise InvalidInput(f"{prefix}occurredAt", "must be a valid date and time")
+    if memory.occurred_at is not None:
+        check_moment(memory.occurred_at, f"{prefix}occurredAt")
     return memory
+
+
+# the moments every part of the service can name: a day, a year bucket, a time shown back are
+# all in UTC, and Python's dates hold the years 1 to 9999 only
+EARLIEST = datetime(1, 1, 1, tzinfo=UTC).timestamp()
+LATEST = datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC).timestamp()
+
+
+def check_moment(stamp: float, field: str) -> float:
+    """A time the API accepted (any offset from -12:00 to +14:00) must also be a UTC moment of
+    the years 1 to 9999: 9999-12-31T23:00-12:00 is in the year 10000 in UTC and failed
+    everywhere it was shown (found by the property tests of tests/test_profiles.py)."""
+    if not math.isfinite(stamp):
+        raise InvalidInput(field, "must be a valid date and time")
+    if not EARLIEST <= stamp <= LATEST:
+        raise InvalidInput(
+            field, "falls outside the years 1 to 9999 once in UTC; give a time within them"
+        )
+    return stamp
 
 
 def validate_batch(memories: list[NewMemory], max_text_chars: int, max_batch: int) -> None:

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta, timezone
 from typing import Any
 
 import anyio
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from mcp import Client
 
@@ -22,6 +22,7 @@ from extraction.extractor import Extractor
 from graph.profile import coverage, rules, signals
 from graph.profile_store import day_of
 from graph.records import OpenThreads
+from graph.validation import EARLIEST, LATEST
 from tests.conftest import Api, close_api, embedded_only, open_api
 
 KEYS = {
@@ -801,3 +802,78 @@ def test_a_memory_of_any_accepted_date_gets_its_user_a_profile(
         assert profile["lastActiveAt"].startswith("9999-12-30")
     finally:
         close_api(api)
+
+
+# the API's range: years 1-9999 and offsets from -12:00 to +14:00 (a moment near either end
+# whose UTC day falls outside those years is refused by name, never stored)
+MOMENTS = st.builds(
+    lambda moment, minutes: moment.replace(tzinfo=timezone(timedelta(minutes=minutes))),
+    st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31, 23, 59)),
+    st.integers(-12 * 60, 14 * 60),
+)
+EVERYWHERE = """query($u: ID!, $m: String!, $asOf: DateTime) {
+  context(userId: $u, message: $m, asOf: $asOf) { text }
+  profile(userId: $u) { built lastActiveAt }
+  knowledgeIndex(userId: $u) { totalEntries temporalCoverage { period count } } }"""
+
+
+@pytest.fixture(scope="module")
+def dated(
+    tmp_path_factory: pytest.TempPathFactory, extractor: Extractor, embedder: Embedder
+) -> Iterator[Api]:
+    api, _ = open_api(tmp_path_factory.mktemp("dated"), extractor, embedder)
+    yield api
+    close_api(api)
+
+
+EDGES = (
+    datetime(9999, 12, 31, 23, 0, tzinfo=timezone(timedelta(hours=-12))),  # UTC year 10000
+    datetime(1, 1, 1, 0, 30, tzinfo=timezone(timedelta(hours=14))),  # UTC year 0
+    datetime(9999, 12, 31, 23, 59, tzinfo=UTC),
+    datetime(1, 1, 1, 0, 0, tzinfo=timezone(timedelta(hours=-12))),
+)
+
+
+def _in_utc_years(moment: datetime) -> bool:
+    return EARLIEST <= moment.timestamp() <= LATEST
+
+
+@settings(max_examples=20, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+@example(first=EDGES[0], second=EDGES[2], ask=EDGES[3])
+@example(first=EDGES[2], second=EDGES[3], ask=EDGES[1])
+@example(first=EDGES[3], second=EDGES[2], ask=EDGES[2])
+@given(first=MOMENTS, second=MOMENTS, ask=MOMENTS)
+def test_any_accepted_moment_works_through_writes_sessions_profiles_index_and_context(
+    dated: Api, first: datetime, second: datetime, ask: datetime
+) -> None:
+    """Generated dates through the real engine: two turns of a session at any two moments, the
+    session ended, then context (asOf any moment, before the first memory included), the profile
+    and the index answer without an error of ours. A moment whose UTC day leaves the years 1 to
+    9999 (9999-12-31T23:00-12:00) is refused by name; it failed everywhere it was shown."""
+    user = f"d{abs(hash((first, second, ask))) % 10**9}"
+    turns = [
+        {"userId": user, "speaker": "Ode", "sessionId": "s", "occurredAt": when.isoformat(),
+         "text": text}
+        for when, text in ((first, "I moved to Lisbon with my dog Rex."),
+                           (second, "I work as a potter in Lisbon."))
+    ]  # fmt: skip
+    body = dated.raw(REMEMBER, inputs=turns)
+    if not (_in_utc_years(first) and _in_utc_years(second)):
+        [error] = body["errors"]
+        assert error["extensions"]["code"] == "BAD_USER_INPUT", error
+        assert "occurredAt: falls outside the years 1 to 9999" in error["message"], error
+        return
+    assert "errors" not in body, body["errors"]
+    dated.ok(END, u=user, s="s")
+    dated.runtime.service.drain()
+    answer = dated.raw(EVERYWHERE, u=user, m="Where do I live?", asOf=ask.isoformat())
+    if not _in_utc_years(ask):
+        assert {e["extensions"]["code"] for e in answer["errors"]} == {"BAD_USER_INPUT"}
+        assert "asOf: falls outside the years 1 to 9999" in answer["errors"][0]["message"]
+        return
+    assert "errors" not in answer, answer["errors"]
+    data = answer["data"]
+    assert data["context"]["text"].startswith("[NOW] ")
+    assert data["profile"]["built"]
+    assert data["knowledgeIndex"]["totalEntries"] == 2

@@ -56,6 +56,8 @@ def check_request(request: ContextRequest, limits: Limits) -> None:
             "message",
             f"is {len(request.message)} characters; at most {limits.max_text_chars} allowed",
         )
+    if request.as_of is not None:
+        validation.check_moment(request.as_of, "asOf")
     check_range(request.max_memories, "maxMemories", 1, MAX_MEMORIES)
     if request.token_budget is not None:
         check_range(request.token_budget, "tokenBudget", 1, limits.max_token_budget)
