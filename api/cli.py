@@ -188,7 +188,7 @@ def ingest(args: argparse.Namespace) -> int:
         try:
             check_user_id(args.user)
         except InvalidInput as exc:
-            raise ValueError(f"--user: {str(exc).removeprefix(f'{exc.field}: ')}") from None
+            raise _bad_argument(exc) from None
     from rich.progress import Progress
 
     from api.runtime import start
@@ -251,8 +251,8 @@ def _existing(settings: Settings) -> Settings:
     return settings
 
 
-# the API's names of a context call's fields, as the command's options
-CONTEXT_OPTIONS = {
+# the API's names of the commands' fields, as the commands' options
+OPTIONS = {
     "userId": "--user",
     "maxMemories": "--max-memories",
     "tokenBudget": "--token-budget",
@@ -266,8 +266,7 @@ CONTEXT_OPTIONS = {
 
 def _bad_argument(exc: InvalidInput) -> ValueError:
     """A check of the command's own arguments failed: exit 2, the option named as typed."""
-    option = CONTEXT_OPTIONS.get(exc.field, exc.field)
-    return ValueError(f"{option}: {str(exc).removeprefix(f'{exc.field}: ')}")
+    return ValueError(f"{OPTIONS.get(exc.field, exc.field)}: {exc.reason}")
 
 
 def context(args: argparse.Namespace) -> int:

@@ -131,7 +131,7 @@ class Recollect:
             return self.remember_many([memory])[0]
         except InvalidInput as exc:  # the one memory's field is `text`, not `inputs[0].text`
             field = exc.field.removeprefix("inputs[0].")
-            raise InvalidInput(field, str(exc).removeprefix(f"{exc.field}: ")) from None
+            raise InvalidInput(field, exc.reason) from None
 
     def remember_many(self, inputs: Sequence[NewMemory]) -> list[Remembered]:
         """GraphQL's `rememberMany(inputs:)`: all are stored or none, and an error names the bad

@@ -141,9 +141,8 @@ def _tool_field(field: str, batch: str) -> str:
 def _translated(exc: RecollectError, batch: str) -> RecollectToolError:
     """The one translation of the exception tree into tool errors (the model reads the text)."""
     if isinstance(exc, InvalidInput):
-        message = str(exc).removeprefix(f"{exc.field}: ")
         field = _tool_field(exc.field, batch)
-        return RecollectToolError(exc.code, f"{field}: {message}", field)
+        return RecollectToolError(exc.code, f"{field}: {exc.reason}", field)
     return RecollectToolError(exc.code, str(exc))
 
 

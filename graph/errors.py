@@ -28,6 +28,7 @@ class InvalidInput(RecollectError):
     def __init__(self, field: str, message: str) -> None:
         super().__init__(f"{field}: {message}")
         self.field = field
+        self.reason = message  # without the field: a caller that names the field its own way
 
 
 class NotFound(RecollectError):
