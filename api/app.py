@@ -187,7 +187,7 @@ def create_app(
     app.state.keyring = keyring
     app.state.metrics = metrics
     if runtime is not None or starting is not None:
-        app.state.starting = starting or Starting(None, runtime=runtime)
+        app.state.starting = starting or Starting.running(runtime)
     app.add_route("/metrics", metrics.endpoint, methods=["GET"])
     for page_route in explore.routes():  # GET /explore and the pages' files under /static
         app.router.routes.append(page_route)

@@ -24,18 +24,23 @@ log = logging.getLogger("recollect.starting")
 
 
 class Starting:
-    def __init__(self, settings: Settings | None, runtime: Runtime | None = None) -> None:
-        """Starts a runtime for `settings` on its own thread; or, with `runtime`, stands for
-        one already running that its owner closes (tests share one)."""
-        self._settings = settings
+    def __init__(self, settings: Settings | None) -> None:
+        """Starts a runtime for `settings` on its own thread (None: `running` hands one in)."""
         self._ready: Future[Runtime] = Future()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        if runtime is not None:
-            self._ready.set_result(runtime)
-            return
-        self._thread = threading.Thread(target=self._run, name="recollect-start", daemon=True)
-        self._thread.start()
+        if settings is not None:
+            self._thread = threading.Thread(
+                target=self._run, args=(settings,), name="recollect-start", daemon=True
+            )
+            self._thread.start()
+
+    @classmethod
+    def running(cls, runtime: Runtime) -> Starting:
+        """One already running, which its owner closes (tests share one)."""
+        started = cls(None)
+        started._ready.set_result(runtime)
+        return started
 
     def runtime(self) -> Runtime:
         """The started runtime, waiting for it; a failed start raises its error (a ModelError or
@@ -61,9 +66,6 @@ class Starting:
             return {"status": "failed", "ready": False, "error": str(error)}
         return {"status": "ok", "ready": True}
 
-    def done(self) -> bool:
-        return self._ready.done()
-
     def current(self) -> Runtime | None:
         """The runtime once it is up; None while starting or after a failed start."""
         if not self._ready.done() or self._ready.exception() is not None:
@@ -76,12 +78,11 @@ class Starting:
         if self._thread is not None:
             self._thread.join()
 
-    def _run(self) -> None:
+    def _run(self, settings: Settings) -> None:
         from api.runtime import start
 
-        assert self._settings is not None
         try:
-            runtime = start(self._settings, serving=True)
+            runtime = start(settings, serving=True)
         except BaseException as exc:  # handed to every caller of `runtime`
             log.error("the service could not start: %s", exc)
             self._ready.set_exception(exc)
