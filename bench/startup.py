@@ -17,21 +17,21 @@ import argparse
 import json
 import os
 import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import httpx  # noqa: E402
 from machine import describe  # noqa: E402
 from realtext import real_turns  # noqa: E402
+
+from graph.engine import free_port  # noqa: E402
 
 MODELS_ALONE = (
     "from extraction.embedder import Embedder; from extraction.extractor import Extractor; "
@@ -98,7 +98,7 @@ def tools_listed(repo: Path, data: Path) -> float:
 def served(repo: Path, data: Path, ready: bool) -> float:
     """From the spawn of `recollect serve` to /healthz's first answer (any status), or with
     `ready` to its answer that the service is ready."""
-    port = _free_port()
+    port = free_port()
     command = [
         sys.executable,
         "-m",
@@ -115,27 +115,18 @@ def served(repo: Path, data: Path, ready: bool) -> float:
     )
     try:
         while server.poll() is None:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as r:
-                    body = json.loads(r.read())
-            except urllib.error.HTTPError as answer:  # 503 while starting
-                body = json.loads(answer.read() or b"{}")
-            except OSError:  # not listening yet
+            try:  # any status counts as an answer: 503 while starting
+                answer = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=5)
+            except httpx.TransportError:  # not listening yet
                 time.sleep(0.05)
                 continue
-            if not ready or body.get("status") == "ok":
+            if not ready or answer.status_code == 200:
                 return time.perf_counter() - started
             time.sleep(0.05)
         raise SystemExit(f"recollect serve exited {server.returncode}")
     finally:
         server.send_signal(signal.SIGINT)
         server.wait(timeout=120)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _row(name: str, times: list[float]) -> str:
