@@ -200,6 +200,18 @@ def _same(document: DocumentNode) -> DocumentNode:
     return document
 
 
+def _send(
+    fuzzed: tuple[Api, dict[str, list[str]]],
+    caplog: pytest.LogCaptureFixture,
+    data: Any,
+    documents: st.SearchStrategy[DocumentNode],
+) -> None:
+    """One drawn document, its arguments from the (reseeded) dictionary, sent and checked."""
+    api, dictionary = fuzzed
+    document = data.draw(documents)
+    _check(api, _real_values(document, _reseeded(api, dictionary), data), caplog)
+
+
 # a deeper run by hand: RECOLLECT_FUZZ_SCALE=10 tries ten times as many documents
 SCALE = int(os.environ.get("RECOLLECT_FUZZ_SCALE", "1"))
 
@@ -218,9 +230,7 @@ def _fuzz(examples: int) -> settings:
 def test_fuzzed_valid_documents(
     fuzzed: tuple[Api, dict[str, list[str]]], caplog: pytest.LogCaptureFixture, data: Any
 ) -> None:
-    api, dictionary = fuzzed
-    document = data.draw(from_schema(SDL, custom_scalars=SCALARS, print_ast=_same))
-    _check(api, _real_values(document, _reseeded(api, dictionary), data), caplog)
+    _send(fuzzed, caplog, data, from_schema(SDL, custom_scalars=SCALARS, print_ast=_same))
 
 
 PARSED = build_schema(SDL)
@@ -243,11 +253,9 @@ def test_each_operation_fuzzed_with_real_values(
 ) -> None:
     """Every root field on its own, forty documents each: the broad run above meets some
     operations a handful of times, and this one reaches each with the seeded graph's values."""
-    api, dictionary = fuzzed
     kind, name = operation
     make = queries if kind == "query" else mutations
-    document = data.draw(make(SDL, fields=[name], custom_scalars=SCALARS, print_ast=_same))
-    _check(api, _real_values(document, _reseeded(api, dictionary), data), caplog)
+    _send(fuzzed, caplog, data, make(SDL, fields=[name], custom_scalars=SCALARS, print_ast=_same))
 
 
 @_fuzz(60)
@@ -255,11 +263,8 @@ def test_each_operation_fuzzed_with_real_values(
 def test_fuzzed_invalid_documents(
     fuzzed: tuple[Api, dict[str, list[str]]], caplog: pytest.LogCaptureFixture, data: Any
 ) -> None:
-    api, dictionary = fuzzed
-    document = data.draw(
-        from_schema(SDL, mode=Mode.NEGATIVE, custom_scalars=SCALARS, print_ast=_same)
-    )
-    _check(api, _real_values(document, _reseeded(api, dictionary), data), caplog)
+    negative = from_schema(SDL, mode=Mode.NEGATIVE, custom_scalars=SCALARS, print_ast=_same)
+    _send(fuzzed, caplog, data, negative)
 
 
 def test_the_fuzzer_reached_every_operations_core(fuzzed: tuple[Api, dict[str, list[str]]]) -> None:
