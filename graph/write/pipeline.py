@@ -139,7 +139,7 @@ class WritePipeline:
             by_user[memory.user_id].append(i)
         for user_id, positions in by_user.items():
             prepared = self._prepare(user_id, batch, positions, slots)
-            if prepared is not None and self._commit_once(user_id, batch, prepared, slots, now):
+            if prepared is not None and self._commit_retrying(user_id, batch, prepared, slots, now):
                 self._caches.use(user_id)
         self._caches.flush()
         self._after(batch, by_user, slots, now)
@@ -243,7 +243,7 @@ class WritePipeline:
             seen["external:" + key if key is not None else "hash:" + hashes[i]] = memory_id
         return fresh
 
-    def _commit_once(
+    def _commit_retrying(
         self, user_id: str, batch: list[NewMemory], prepared: _Prepared, slots: _Slots, now: float
     ) -> bool:
         """`_commit`, again when the graph refuses the write because another process stored one
