@@ -339,7 +339,7 @@ def service(
     with tempfile.TemporaryDirectory(prefix="recollect-locomo-") as tmp:
         config = Settings(data_dir=Path(tmp), max_batch=1_000, **settings)
         with TestClient(create_app(config)) as client:
-            runtime = client.app.state.runtime  # type: ignore[attr-defined]
+            runtime = client.app.state.starting.runtime()  # type: ignore[attr-defined]
 
             def post(query: str, variables: dict[str, Any]) -> dict[str, Any]:
                 return dict(

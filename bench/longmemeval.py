@@ -370,7 +370,7 @@ def main() -> None:
     probes = Probes(args.signals)
     settings = Settings(data_dir=data_dir, max_batch=1_000)
     with TestClient(create_app(settings)) as http:
-        runtime = http.app.state.runtime  # type: ignore[attr-defined]
+        runtime = http.app.state.starting.runtime()  # type: ignore[attr-defined]
         # the baseline's corpus vectors: the model as configured, cached per model and length
         model = f"{runtime.service.models.embedder.model_id}@{MODEL_TOKENS}"
         same = runtime.service.models.embedder.max_tokens == MODEL_TOKENS
