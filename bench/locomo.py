@@ -43,6 +43,9 @@ CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 # measure the block's confidence, its relevance floor and its wrong-person notes (issue 40), and
 # never scored for recall
 ADVERSARIAL = 5
+# questions unanswerable by construction (bench/unanswerable.py), with `--unanswerable`: judged
+# like category 5, reported apart
+CONSTRUCTED = 6
 KS = (5, 8, 10)
 DEPTH = 10
 
@@ -154,6 +157,8 @@ class Method:
 
     # per question asked: answerable?, the block's confidence, no memory in it, a [NOTE] in it
     judged: list[Judged] = field(default_factory=list)
+    # ... and of the questions unanswerable by construction
+    constructed: list[Judged] = field(default_factory=list)
 
     def add(
         self, category: int, ranked: list[str], evidence: list[str], conversation: str = ""
@@ -377,8 +382,8 @@ def run(args: argparse.Namespace) -> None:
     turns_total = sum(len(c.turns) for c in conversations)
     from probe import Probes  # bench/ is on the path when run; tests import this module bare
 
-    probes = Probes(args.signals)
-    if args.signals and args.url:
+    probes = Probes(args.signals, args.rankings)
+    if (args.signals or args.rankings) and args.url:
         sys.exit("--signals needs the in-process service (no --url)")
     with service(args.url, **graph_settings(args)) as (client, embed, runtime):
         for conversation in conversations:
@@ -386,18 +391,18 @@ def run(args: argparse.Namespace) -> None:
             ingest(client, conversation, args.batch)
             ingest_seconds += time.perf_counter() - started
             base = Baselines(conversation, embed)
-            for question in conversation.questions:
+            for question in conversation.questions + constructed(conversation, args.unanswerable):
                 ask(client, conversation, question, profiles, methods, latencies)
                 row = {
                     "user": conversation.user,
                     "question": question.text,
                     "as_of": conversation.as_of,
                     "category": question.category,
-                    "answerable": question.category != ADVERSARIAL,
+                    "answerable": question.category not in (ADVERSARIAL, CONSTRUCTED),
                     "evidence": question.evidence,
                 }
                 probes.add(runtime, row, None, DEPTH)
-                if question.category == ADVERSARIAL:
+                if question.category in (ADVERSARIAL, CONSTRUCTED):
                     continue
                 lexical = base.lexical(question.text, 100)
                 dense = base.dense(question.text, 100)
@@ -420,8 +425,24 @@ def run(args: argparse.Namespace) -> None:
     print(f"\nengine: {engine_name(args, runtime)}")
     report(methods, turns_total, ingest_seconds, latencies, len(conversations))
     report_judged({m.name: m.judged for m in methods.values()}, "category 5")
+    if args.unanswerable:
+        answerable = {
+            m.name: [j for j in m.judged if j[0]] + m.constructed for m in methods.values()
+        }
+        report_judged(answerable, "unanswerable by construction (bench/unanswerable.py)")
     if statements is not None:
         print(f"graph statements per context call: {statements:.2f} (mean)")
+
+
+def constructed(conversation: Conversation, wanted: bool) -> list[Question]:
+    """The questions about the conversation's people it never answers (bench/unanswerable.py)."""
+    if not wanted:
+        return []
+    from unanswerable import third_person
+
+    people = sorted({t.speaker for t in conversation.turns})
+    asked = third_person((t.text for t in conversation.turns), people)
+    return [Question(a.text, [], CONSTRUCTED) for a in asked]
 
 
 def ask(
@@ -450,6 +471,9 @@ def ask(
         )
         block = data["context"]
         method = methods[name]
+        if question.category == CONSTRUCTED:
+            method.constructed.append(judgement(False, block))
+            continue
         answerable = question.category != ADVERSARIAL
         method.judge(answerable, block)
         if not answerable:
@@ -583,6 +607,16 @@ def main() -> None:
         "--signals",
         help="also write each question's confidence signals and unfloored ranking to this JSON "
         "lines file (bench/probe.py; for bench/fit_confidence.py)",
+    )
+    parser.add_argument(
+        "--unanswerable",
+        action="store_true",
+        help="also ask questions unanswerable by construction (bench/unanswerable.py)",
+    )
+    parser.add_argument(
+        "--rankings",
+        help="also write every candidate's features and the evidence to this JSON lines file "
+        "(bench/probe.py; for bench/train_ranker.py)",
     )
     args = parser.parse_args()
     if args.url and args.graph_uri:

@@ -34,7 +34,7 @@ import statistics
 import sys
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from itertools import zip_longest
 from pathlib import Path
@@ -54,6 +54,7 @@ from locomo import (
 )
 from machine import describe
 from probe import Probes
+from unanswerable import first_person
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "longmemeval-dev" / "longmemeval_s_dev.json.gz"
@@ -73,6 +74,9 @@ RETRIEVAL_ONLY = {
     "request.py",
     "window.py",
     "memory_facts.py",  # the in-process copy of what was written: never changes what is stored
+    "features.py",
+    "ranker.py",
+    "walk.py",
 }
 MAX_CHARS = 20_000
 DEPTH = 10
@@ -320,6 +324,16 @@ def main() -> None:
         help="also write each question's confidence signals and unfloored ranking to this JSON "
         "lines file (bench/probe.py; for bench/fit_confidence.py)",
     )
+    parser.add_argument(
+        "--unanswerable",
+        action="store_true",
+        help="also ask questions unanswerable by construction (bench/unanswerable.py)",
+    )
+    parser.add_argument(
+        "--rankings",
+        help="also write every candidate's features and the evidence to this JSON lines file "
+        "(bench/probe.py; for bench/train_ranker.py)",
+    )
     args = parser.parse_args()
     variants = [p for p in args.profiles.split(",") if p]
     if args.ablate:
@@ -362,12 +376,13 @@ def main() -> None:
     names = (*(c[0] for c in CALLS), "BM25", "dense MiniLM", "hybrid RRF")
     methods = {n: Method(n) for n in names}
     judged: dict[str, list[Judged]] = {c[0]: [] for c in CALLS}
+    constructed: dict[str, list[Judged]] = {c[0]: [] for c in CALLS}
     # each variant preset, as the user and as written
     ablated = {(v, mode): Method(f"{v}, {mode}") for v in variants for mode in MODES}
     latencies: list[float] = []
     dumped: list[dict[str, Any]] = []
     fresh_turns, fresh_seconds = 0, 0.0
-    probes = Probes(args.signals)
+    probes = Probes(args.signals, args.rankings)
     settings = Settings(data_dir=data_dir, max_batch=1_000)
     with TestClient(create_app(settings)) as http:
         runtime = http.app.state.starting.runtime()  # type: ignore[attr-defined]
@@ -407,6 +422,15 @@ def main() -> None:
                 "evidence": sorted(question.evidence),
             }
             probes.add(runtime, row, ASKER, DEPTH)
+            if args.unanswerable:
+                for asked in first_person(t.text for t in question.turns):
+                    never = replace(question, text=asked.text, evidence=set())
+                    probes.add(runtime, row | {"question": asked.text, "answerable": False,
+                                               "category": "constructed", "evidence": []}, ASKER,
+                               DEPTH)  # fmt: skip
+                    for name, speaker, floor in CALLS:
+                        data = ask(client, never, speaker, minScore=floor, minConfidence=floor)
+                        constructed[name].append(judgement(False, data["context"]))
             ranks: dict[str, list[str]] = {}
             for name, speaker, floor in CALLS:
                 began = time.perf_counter()
@@ -461,6 +485,9 @@ def main() -> None:
         report(split, methods, answerable, latencies, fresh_turns, fresh_seconds)
         abstaining = len(questions) - len(answerable)
         report_judged(judged, f"{abstaining} _abs questions")
+        if args.unanswerable:
+            both = {n: [j for j in judged[n] if j[0]] + constructed[n] for n in judged}
+            report_judged(both, "unanswerable by construction (bench/unanswerable.py)")
         if variants:
             report_variants(methods, ablated, variants)
         sys.stdout.flush()

@@ -2,6 +2,10 @@
 context call with both floors off, and what the confidence stage saw — its signals, the ranking
 it judged and whether its best memory was a structural match. Used by bench/locomo.py and
 bench/longmemeval.py with `--signals FILE`; the GraphQL calls the benches score are not touched.
+
+With `--rankings FILE` the same benches write every candidate of the call's ranking with its
+features (graph/recall/features.py) and its blend score: what bench/train_ranker.py fits the
+learnt ranker on.
 """
 
 from __future__ import annotations
@@ -13,17 +17,18 @@ from pathlib import Path
 from typing import Any
 
 from graph.recall.confidence import structural_match
-from graph.recall.retrieval import ContextRequest, retrieve
+from graph.recall.features import NAMES
+from graph.recall.retrieval import ContextRequest, rank_candidates, retrieve
 
 
-def probe(
-    runtime: Any, user: str, message: str, speaker: str | None, as_of: str, depth: int
-) -> dict[str, Any]:
-    """The signals, confidence and unfloored top `depth` (external id, score) of one call."""
+def _request(
+    user: str, message: str, speaker: str | None, as_of: str, depth: int
+) -> ContextRequest:
+    """The default preset's call with both floors off."""
     when = datetime.fromisoformat(as_of)
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
-    request = ContextRequest(
+    return ContextRequest(
         user_id=user,
         message=message,
         as_of=when.timestamp(),
@@ -32,6 +37,27 @@ def probe(
         min_score=0.0,
         min_confidence=0.0,
     )
+
+
+def ranking(
+    runtime: Any, user: str, message: str, speaker: str | None, as_of: str, depth: int
+) -> dict[str, Any]:
+    """Every candidate of one call: [external id, blend score without the neighbour share, the
+    neighbour share, *features in `features` order]."""
+    found = rank_candidates(runtime.service, _request(user, message, speaker, as_of, depth))
+    candidates = [
+        [s.memory.external_id, s.score - s.neighbour, s.neighbour, *s.features.values()]
+        for s in found.scored
+        if s.features is not None and s.memory.external_id is not None
+    ]
+    return {"features": list(NAMES), "candidates": candidates}
+
+
+def probe(
+    runtime: Any, user: str, message: str, speaker: str | None, as_of: str, depth: int
+) -> dict[str, Any]:
+    """The signals, confidence and unfloored top `depth` (external id, score) of one call."""
+    request = _request(user, message, speaker, as_of, depth)
     result = retrieve(runtime.service, request)
     return {
         **_missing(runtime, user, message, speaker),
@@ -44,19 +70,24 @@ def probe(
 
 
 class Probes:
-    """Rows of (question, label, probe) written as JSON lines to `path` (None: nothing)."""
+    """Rows of (question, label, probe) written as JSON lines to `path`, and of (question, label,
+    ranking) to `rankings` (None: nothing)."""
 
-    def __init__(self, path: str | None) -> None:
+    def __init__(self, path: str | None, rankings: str | None = None) -> None:
         self.path = Path(path) if path else None
-        if self.path:
-            self.path.write_text("", encoding="utf-8")
+        self.rankings = Path(rankings) if rankings else None
+        for target in (self.path, self.rankings):
+            if target:
+                target.write_text("", encoding="utf-8")
 
     def add(self, runtime: Any, row: dict[str, Any], speaker: str | None, depth: int) -> None:
-        if self.path is None:
-            return
-        found = probe(runtime, row["user"], row["question"], speaker, row["as_of"], depth)
-        with self.path.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(row | found) + "\n")
+        asked = (runtime, row["user"], row["question"], speaker, row["as_of"], depth)
+        if self.path is not None:
+            with self.path.open("a", encoding="utf-8") as handle:
+                handle.write(json.dumps(row | probe(*asked)) + "\n")
+        if self.rankings is not None:
+            with self.rankings.open("a", encoding="utf-8") as handle:
+                handle.write(json.dumps(row | ranking(*asked)) + "\n")
 
 
 def _missing(runtime: Any, user: str, message: str, speaker: str | None) -> dict[str, Any]:

@@ -239,7 +239,8 @@ def test_cli_context_arguments_are_checked_like_the_api(
 ) -> None:
     base = ["context", "hello", "--user", "u", "--data-dir", str(tmp_path)]
     assert cli.main([*base, "--profile", "magic"]) == 2  # a bad argument (README)
-    assert "error: --profile: is 'magic'; allowed spec, default" in capsys.readouterr().err
+    allowed = "allowed spec, manual, nograph, default"
+    assert f"error: --profile: is 'magic'; {allowed}" in capsys.readouterr().err
     assert cli.main([*base, "--as-of", "soon"]) == 2
     assert "error: --as-of: 'soon' is not ISO 8601" in capsys.readouterr().err
     assert cli.main([*base, "--max-memories", "100000"]) == 2

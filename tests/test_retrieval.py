@@ -388,3 +388,24 @@ def test_a_hubs_card_reads_its_relations_only_when_the_message_asks_for_them(api
     assert "WORKS_AT" in {r.type for r in cued.relations}
     normal, result = card("What about Dana?", DEFAULT_CONFIG)
     assert normal.relations and result.expanded
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("Where does Mary live?", 2),
+        ("What does Alice Smith do for work?", 6),
+        ("Tell me about the Denver Chess Club", 11),
+    ],
+)
+def test_the_learnt_ranker_corrects_the_blend(
+    api: Api, remembered: list[dict[str, Any]], message: str, expected: int
+) -> None:
+    """The shipped preset (graph/recall/ranker.py, the shipped model file) ranks the `manual`
+    blend's candidates with the trees' correction: what answers stays near the top, and the
+    scores are the trees', not the blend's."""
+    open_floor = {"minScore": 0.0, "minConfidence": 0.0}
+    learnt = context_of(api, message, **open_floor)
+    blend = context_of(api, message, profile="manual", **open_floor)
+    assert text_of(expected) in texts(learnt)[:3], texts(learnt)
+    assert [m["score"] for m in learnt["memories"]] != [m["score"] for m in blend["memories"]]

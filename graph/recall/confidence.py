@@ -223,8 +223,9 @@ def structural_match(ranked: Sequence[Scored[MemoryFacts]]) -> bool:
 def above_floor(
     ranked: Sequence[Scored[MemoryFacts]], min_score: float, keep: Collection[str] = ()
 ) -> list[Scored[MemoryFacts]]:
-    """The memories whose score reaches the floor, and those of `keep`, in their order."""
-    return [s for s in ranked if s.score >= min_score or s.memory.id in keep]
+    """The memories whose score (the blend's, under a learnt ranker) reaches the floor, and
+    those of `keep`, in their order."""
+    return [s for s in ranked if s.floor_score >= min_score or s.memory.id in keep]
 
 
 def with_notes(conflicts: Sequence[Conflict], known: Mapping[str, KnownEntity]) -> list[Conflict]:

@@ -43,16 +43,26 @@ from graph.recall.confidence import (
 from graph.recall.config import RetrievalConfig
 from graph.recall.header import header_lines
 from graph.recall.lookup import Lookup, look_up, read_cards
+from graph.recall.ranker import shipped
 from graph.recall.reads import RecallReads
 from graph.recall.request import ContextRequest, check_request
 from graph.recall.scoring import Fusion
 from graph.recall.stages import Scored, Scorer, card_keys, cards_as_of, hubs, rank, select
 from graph.recall.tense import Focus, focus
+from graph.recall.walk import SEED_STARTS, personalised_pagerank
 from graph.recall.window import turn_window
 from graph.records import EntityRecord, MemoryFacts, MemoryRecord
 from graph.request_cost import Laps
 
-__all__ = ["ContextRequest", "ContextResult", "ScoredMemory", "check_request", "retrieve"]
+__all__ = [
+    "ContextRequest",
+    "ContextResult",
+    "Ranking",
+    "ScoredMemory",
+    "check_request",
+    "rank_candidates",
+    "retrieve",
+]
 
 ScoredMemory = Scored[MemoryRecord]
 
@@ -73,6 +83,15 @@ class ContextResult:
     confidence: float = 0.0
     conflicts: list[Conflict] = field(default_factory=list)
     signals: Signals | None = None  # what the confidence was computed from (for the benches)
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Every candidate of a call as scored (neighbour shares included), best first, before and
+    after near-identical turns are collapsed: bench/train_ranker.py learns from the first."""
+
+    scored: list[Scored[MemoryFacts]]
+    ranked: list[Scored[MemoryFacts]]  # after repeats are collapsed: what selection reads
 
 
 @dataclass(frozen=True)
@@ -118,21 +137,9 @@ def _retrieve(
     if request.session_id is not None:
         window = turn_window(reads, request.user_id, request.session_id, request.config)
     laps.lap("window")
-    found = look_up(reads, request, as_of)  # times its own stages
+    found, candidates = _look_and_gather(reads, request, as_of, embedding)  # times its stages
     laps.skip()
-    # a message of several parts ("which came first, A or B?") is compared part by part too
-    pieces = [embedding_text(p, None) for p in found.said.parts]
-    if not request.config.message_parts:
-        pieces = []
-    parts = reads.models.embed_queries(pieces) if pieces else None
-    laps.lap("lookup")
-    try:
-        candidates = gather(reads, request, as_of, found.known, embedding, parts)
-    finally:
-        if parts is not None:
-            parts.cancel()  # as the message's: a failed call leaves no work queued
-    laps.skip()
-    ranked = _rank(reads, request, as_of, found, candidates)
+    ranked = _rank(reads, request, as_of, found, candidates).ranked
     laps.lap("rank")
     assessment = _assess(request, found, candidates, ranked)
     # below the floors nothing is shown: the block says that nothing relevant was found. A
@@ -156,16 +163,52 @@ def _retrieve(
     return _compose(reads, request, as_of, header, found, window, top, episodes, assessment)
 
 
+def rank_candidates(reads: RecallReads, request: ContextRequest) -> Ranking:
+    """The ranking a context call makes of its candidates, whole (a bench's view: no block)."""
+    check_request(request, reads.limits)
+    embedding = reads.models.embed_query(embedding_text(request.message, None))
+    try:
+        reads.caches.follow(request.user_id)
+        as_of = request.as_of if request.as_of is not None else time.time()
+        found, candidates = _look_and_gather(reads, request, as_of, embedding)
+        return _rank(reads, request, as_of, found, candidates)
+    finally:
+        embedding.cancel()
+
+
+def _look_and_gather(
+    reads: RecallReads, request: ContextRequest, as_of: float, embedding: Future[Vector]
+) -> tuple[Lookup, Candidates]:
+    """The lookup (stages 1–3), then the candidates (stage 4)."""
+    laps = Laps()
+    found = look_up(reads, request, as_of)  # times its own stages
+    laps.skip()
+    # a message of several parts ("which came first, A or B?") is compared part by part too
+    pieces = [embedding_text(p, None) for p in found.said.parts]
+    if not request.config.message_parts:
+        pieces = []
+    parts = reads.models.embed_queries(pieces) if pieces else None
+    laps.lap("lookup")
+    try:
+        candidates = gather(reads, request, as_of, found.known, embedding, parts)
+    finally:
+        if parts is not None:
+            parts.cancel()  # as the message's: a failed call leaves no work queued
+    laps.skip()
+    return found, candidates
+
+
 def _rank(
     reads: RecallReads,
     request: ContextRequest,
     as_of: float,
     found: Lookup,
     candidates: Candidates,
-) -> list[Scored[MemoryFacts]]:
+) -> Ranking:
     """Every candidate scored, neighbours brought in and lent their share, best first, with
     near-identical turns shown once."""
     config = request.config
+    ranks = _fusion(candidates, config)
     scorer = Scorer(
         weights=config.weights,
         as_of=as_of,
@@ -183,7 +226,9 @@ def _rank(
         time_lift=config.time_lift,
         speaker_lift=config.speaker_lift,
         people=found.seeds.people,
-        fusion=_fusion(candidates, config) if config.fusion_k > 0 else None,
+        fusion=ranks if config.fusion_k > 0 else None,
+        ranks=ranks,
+        walk=_walk(found, candidates, config),
     )
     cosine, by_part = candidates.cosine, candidates.part_hits
     scored = {
@@ -192,10 +237,11 @@ def _rank(
     }
     if config.weights.neighbours > 0 and scored:
         scored = with_neighbours(reads, request, as_of, candidates, scorer, scored)
-    ranked = rank(scored.values())
-    if config.repeat_cosine < 1:
-        ranked = collapse_repeats(reads, request, ranked)
-    return ranked
+    if config.ranker:  # the learnt trees correct the blend (graph/recall/ranker.py)
+        scored = shipped(config.ranker).rescore(scored)
+    whole = rank(scored.values())
+    ranked = collapse_repeats(reads, request, whole) if config.repeat_cosine < 1 else whole
+    return Ranking(whole, ranked)
 
 
 def _assess(
@@ -224,13 +270,28 @@ def _assess(
     return assess(found.seeds, found.cards, ranked, facts, match, request.config.conflict_min_count)
 
 
+def _walk(found: Lookup, candidates: Candidates, config: RetrievalConfig) -> dict[str, float]:
+    """The personalised PageRank feature of the candidates (graph/recall/walk.py)."""
+    cosine = candidates.cosine
+    dense = sorted(candidates.facts, key=lambda i: cosine.get(i, 0.0), reverse=True)
+    return personalised_pagerank(
+        candidates.facts,
+        found.seeds.keys,
+        dense,
+        candidates.lexical.top(SEED_STARTS),
+        found.counts,
+        config.hub_mentions,
+    )
+
+
 def _fusion(candidates: Candidates, config: RetrievalConfig) -> Fusion:
-    """The candidates' dense and lexical rankings, for a rank-fused similarity."""
+    """The candidates' dense and lexical rankings, for a rank-fused similarity (with the
+    preset's k) and the features' ranks."""
     ids = list(candidates.facts)
     return Fusion.of(
         (candidates.cosine.get(i, 0.0) for i in ids),
         (candidates.lexical.normalized(i) for i in ids),
-        config.fusion_k,
+        config.fusion_k if config.fusion_k > 0 else 60.0,
         config.weights.lexical,
     )
 

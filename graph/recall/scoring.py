@@ -78,6 +78,16 @@ class Fusion:
             lexical_share,
         )
 
+    @property
+    def best_cosine(self) -> float:
+        """The best cosine among the candidates, clipped to [0, 1] (0 without candidates)."""
+        return min(1.0, max(0.0, -self.cosines[0])) if self.cosines else 0.0
+
+    def ranks(self, cosine: float, lexical: float) -> tuple[int, int | None]:
+        """The 1-based rank of a cosine among the candidates' and of a normalised BM25 score
+        among those above 0 (None when it is 0: it shares no word)."""
+        return _rank(self.cosines, cosine), _rank(self.lexical, lexical) if lexical > 0 else None
+
     def base(self, cosine: float, lexical: float) -> float:
         dense = 1.0 / (self.k + _rank(self.cosines, cosine))
         words = 1.0 / (self.k + _rank(self.lexical, lexical)) if lexical > 0 else 0.0

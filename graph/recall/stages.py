@@ -19,6 +19,7 @@ from extraction.resolver import Resolver
 from graph.lexical import LexicalScores
 from graph.recall import scoring
 from graph.recall.config import Weights
+from graph.recall.features import Features, log_rank
 from graph.recall.tense import Focus
 from graph.records import EntityRecord, MemoryFacts, MemoryRecord
 from graph.vocabulary import SINGLE_VALUED
@@ -40,6 +41,16 @@ class Scored(Generic[M]):
     frequency: float
     via: tuple[str, ...]
     neighbour: float = 0.0  # the share of the best adjacent turn's score added to `score`
+    # what a learnt ranker sees of it (graph/recall/features.py); None where nothing scored it
+    features: Features | None = None
+    # the blend's score when a learnt ranker's correction is in `score` (graph/recall/ranker.py):
+    # the trees learn an order, not a level, so the relevance floor reads the blend's
+    blend: float | None = None
+
+    @property
+    def floor_score(self) -> float:
+        """What the relevance floor compares: the blend's score, with or without trees."""
+        return self.score if self.blend is None else self.blend
 
     def shown(self, record: MemoryRecord) -> Scored[MemoryRecord]:
         return Scored(
@@ -50,6 +61,8 @@ class Scored(Generic[M]):
             self.frequency,
             self.via,
             self.neighbour,
+            self.features,
+            self.blend,
         )
 
 
@@ -278,6 +291,10 @@ class Scorer:
     people: Sequence[str] = ()
     # similarity's base as rank fusion of the candidates' dense and lexical ranks (None: blend)
     fusion: scoring.Fusion | None = None
+    # the candidates' dense and lexical rankings, for the features' ranks (None: no ranks)
+    ranks: scoring.Fusion | None = None
+    # each candidate's personalised PageRank share (graph/recall/walk.py), for the features
+    walk: Mapping[str, float] = field(default_factory=dict)
 
     def score(
         self, memory: MemoryFacts, cosine: float, extra: tuple[str, ...] = ()
@@ -319,8 +336,57 @@ class Scorer:
         if memory.pinned:
             via.append("pinned")
         via.extend(extra)
+        features = self._features(memory, cosine, words, in_time, rec, freq, linked, named, extra)
         total = scoring.combine(self.weights, sim, rec, freq)
-        return Scored(memory, total, sim, rec, freq, tuple(via))
+        return Scored(memory, total, sim, rec, freq, tuple(via), features=features)
+
+    def _features(
+        self,
+        memory: MemoryFacts,
+        cosine: float,
+        words: float,
+        in_time: bool,
+        rec: float,
+        freq: float,
+        linked: list[str],
+        named: tuple[str, int] | None,
+        extra: tuple[str, ...],
+    ) -> Features:
+        """The signals above, kept apart for a learnt ranker (graph/recall/features.py)."""
+        clipped = min(1.0, max(0.0, cosine))
+        dense_rank, lexical_rank = self.ranks.ranks(cosine, words) if self.ranks else (None, None)
+        best = self.ranks.best_cosine if self.ranks else clipped
+        subjects = [k for k in memory.speaker_keys if k in self.people]
+        lift = self.lifts.get(memory.id, 0.0)  # a cued relation's, before a named time's
+        seeds = sum(1 for k in linked if k in self.seeds)
+        return Features(
+            cosine=clipped,
+            cosine_gap=max(0.0, best - clipped),
+            dense_rank=log_rank(dense_rank),
+            lexical=words,
+            lexical_rank=log_rank(lexical_rank) if words > 0 else 0.0,
+            words=1.0 if words > 0 else 0.0,
+            cued=max(0.0, lift),
+            demoted=max(0.0, -lift),
+            in_time=1.0 if in_time else 0.0,
+            said_by_subject=1.0 if subjects else 0.0,
+            subject_frequency=max(
+                (scoring.frequency(self.counts.get(k, 0), self.max_count) for k in subjects),
+                default=0.0,
+            ),
+            recency=rec,
+            frequency=freq,
+            seed_links=min(3, seeds) / 3.0,
+            expanded_link=1.0 if any(k in self.expanded for k in linked) else 0.0,
+            held=1.0 if named is not None else 0.0,
+            vector_hit=1.0 if memory.id in self.vector_hits else 0.0,
+            lexical_hit=1.0 if memory.id in self.lexical_hits else 0.0,
+            part=1.0 if "part" in extra else 0.0,
+            neighbour_only=1.0 if "neighbour" in extra else 0.0,
+            pinned=1.0 if memory.pinned else 0.0,
+            episode=1.0 if memory.kind == "episode" else 0.0,
+            walk=self.walk.get(memory.id, 0.0),
+        )
 
 
 def adjacency(links: Mapping[str, tuple[str | None, str | None]]) -> dict[str, set[str]]:
@@ -345,7 +411,11 @@ def neighbour_bonus(
             (scored[o].score for o in adjacent.get(memory_id, ()) if o in scored), default=0.0
         )
         bonus = share * best
-        out[memory_id] = replace(item, score=item.score + bonus, neighbour=bonus) if bonus else item
+        if not bonus:
+            out[memory_id] = item
+            continue
+        features = replace(item.features, neighbour=bonus) if item.features else None
+        out[memory_id] = replace(item, score=item.score + bonus, neighbour=bonus, features=features)
     return out
 
 
