@@ -36,25 +36,32 @@ def personalised_pagerank(
     memories = list(facts)
     index = {m: n for n, m in enumerate(memories)}
     nodes = dict(index)
-    sources: list[int] = []
-    targets: list[int] = []
-    for memory_id, memory in facts.items():
-        spoken = set(memory.speaker_keys)
-        links = [k for k in memory.entity_keys if k not in spoken]
-        links = [k for k in links if counts.get(k, 0) <= hub_mentions]
+    ends: list[int] = []  # memory end of each link
+    keys: list[int] = []  # entity or session end of each link
+    for at, memory in enumerate(facts.values()):
+        spoken = memory.speaker_keys
+        for key in memory.entity_keys:
+            if key in spoken or counts.get(key, 0) > hub_mentions:
+                continue
+            node = nodes.get(key)
+            if node is None:
+                node = nodes[key] = len(nodes)
+            ends.append(at)
+            keys.append(node)
         if memory.session_id:
-            links.append(f"session:{memory.session_id}")
-        for key in links:
-            node = nodes.setdefault(key, len(nodes))
-            sources += [index[memory_id], node]
-            targets += [node, index[memory_id]]
+            key = f"session:{memory.session_id}"
+            node = nodes.get(key)
+            if node is None:
+                node = nodes[key] = len(nodes)
+            ends.append(at)
+            keys.append(node)
     starts = [nodes[k] for k in seeds if k in nodes]
     starts += [index[m] for m in [*dense[:SEED_STARTS], *lexical[:SEED_STARTS]] if m in index]
-    if not starts or not sources:
+    if not starts or not ends:
         return {}
     size = len(nodes)
-    src = np.array(sources)
-    dst = np.array(targets)
+    src = np.array(ends + keys)  # every link both ways
+    dst = np.array(keys + ends)
     degree = np.bincount(src, minlength=size).astype(float)
     weight = 1.0 / degree[src]
     restart = np.zeros(size)
