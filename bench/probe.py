@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from graph.recall.confidence import structural_match
-from graph.recall.features import NAMES
+from graph.recall.features import NAMES, row
 from graph.recall.retrieval import ContextRequest, rank_candidates, retrieve
 
 
@@ -46,9 +46,14 @@ def ranking(
     neighbour share, *features in `features` order]."""
     found = rank_candidates(runtime.service, _request(user, message, speaker, as_of, depth))
     candidates = [
-        [s.memory.external_id, s.score - s.neighbour, s.neighbour, *s.features.values()]
+        [
+            s.memory.external_id,
+            s.score - s.neighbour,
+            s.neighbour,
+            *row(found.features[s.memory.id], s.neighbour),
+        ]
         for s in found.scored
-        if s.features is not None and s.memory.external_id is not None
+        if s.memory.id in found.features and s.memory.external_id is not None
     ]
     return {"features": list(NAMES), "candidates": candidates}
 

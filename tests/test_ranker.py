@@ -5,6 +5,7 @@ against the real engine in tests/test_context.py."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import lightgbm as lgb
 import numpy as np
@@ -12,7 +13,7 @@ import pytest
 
 from graph.errors import InvalidInput
 from graph.ids import MemoryId
-from graph.recall.features import NAMES, Features
+from graph.recall.features import NAMES, Features, row
 from graph.recall.ranker import FORMAT, Forest, Ranker, shipped
 from graph.recall.stages import Scored
 from graph.recall.walk import personalised_pagerank
@@ -52,13 +53,36 @@ def _file(booster: lgb.Booster, **changes: object) -> str:
 def test_a_ranker_adds_its_correction_to_the_blend() -> None:
     booster, x = _booster(4, 3)
     ranker = Ranker.from_json("m.json", _file(booster))
-    memory = _memory(1, ())
-    features = Features(*x[0])
-    scored = {"m1": Scored(memory, 0.5, 0.5, 0.0, 0.0, (), features=features)}
-    out = ranker.rescore(scored)
-    expected = 0.5 + booster.predict(x[:1], raw_score=True)[0] / 10.0
+    features = replace(Features(*x[0][:-1]), demoted=0.0)
+    inputs = np.array([row(features, x[0][-1])])
+    scored = {"m1": Scored(_memory(1, ()), 0.5, 0.5, 0.0, 0.0, (), neighbour=x[0][-1])}
+    out = ranker.rescore(scored, lambda _item: features)
+    expected = 0.5 + booster.predict(inputs, raw_score=True)[0] / 10.0
     assert out["m1"].score == pytest.approx(expected)
-    assert out["m1"].score != 0.5  # the trees said something
+    assert out["m1"].score != 0.5 and out["m1"].blend == 0.5  # the floor reads the blend
+
+
+def test_the_trees_never_lift_a_superseded_fact_nor_the_uncorrected_tail() -> None:
+    """A demoted candidate's correction is at most 0; candidates beyond the corrected head move
+    by the head's lowest correction, so none overtakes a candidate it trailed."""
+    booster, x = _booster(6, 3)
+    ranker = Ranker.from_json("m.json", _file(booster))
+    raw = booster.predict(x, raw_score=True)
+    up = int(np.argmax(raw))  # the row the trees lift most
+    features = [replace(Features(*v[:-1]), demoted=0.0) for v in x]
+    scored = {
+        f"m{n}": Scored(_memory(n, ()), 1.0 - n / 1000, 0.5, 0.0, 0.0, (), neighbour=x[n][-1])
+        for n in range(len(x))
+    }
+    by_id = {f"m{n}": f for n, f in enumerate(features)}
+    by_id[f"m{up}"] = replace(by_id[f"m{up}"], demoted=0.5)
+    out = ranker.rescore(scored, lambda item: by_id[item.memory.id], best=50)
+    assert raw[up] > 0 and out[f"m{up}"].score <= scored[f"m{up}"].score
+    head = [f"m{n}" for n in range(50)]
+    tail = [f"m{n}" for n in range(50, len(x))]
+    assert max(out[i].score for i in tail) <= min(out[i].score for i in head)
+    lowest = min(out[i].score - scored[i].score for i in head)
+    assert all(out[i].score == pytest.approx(scored[i].score + lowest) for i in tail)
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,8 @@ what raw scores cannot: a cosine of 0.45 is the best match in one history and no
 from __future__ import annotations
 
 import math
-from dataclasses import astuple, dataclass, fields
+from dataclasses import dataclass, fields
+from operator import attrgetter
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,14 +48,19 @@ class Features:
     # its share of a personalised PageRank's visits from the message's seeds and best matches
     # over the candidates' entities and sessions (graph/recall/walk.py), over the best's
     walk: float = 0.0
-    # the share of its best session neighbour's score the blend added (stages.neighbour_bonus)
-    neighbour: float = 0.0
-
-    def values(self) -> tuple[float, ...]:
-        return astuple(self)
 
 
-NAMES: tuple[str, ...] = tuple(f.name for f in fields(Features))
+# the model's inputs: the fields above, then the share of its best session neighbour's score the
+# blend added (stages.neighbour_bonus), which is known only once every candidate is scored and is
+# kept on the Scored, not copied into its features
+NAMES: tuple[str, ...] = (*(f.name for f in fields(Features)), "neighbour")
+_FIELDS = attrgetter(*NAMES[:-1])
+
+
+def row(features: Features, neighbour: float) -> tuple[float, ...]:
+    """One candidate's model inputs, in NAMES order (attrgetter: a candidate's 24 values in a
+    microsecond, where dataclasses.astuple took twenty)."""
+    return (*_FIELDS(features), neighbour)
 
 
 def log_rank(rank: int | None) -> float:

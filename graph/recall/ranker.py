@@ -20,7 +20,7 @@ this code computes is refused with an error that says so, never half-applied.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
@@ -30,12 +30,15 @@ import numpy as np
 import numpy.typing as npt
 
 from graph.errors import InvalidInput
-from graph.recall.features import NAMES
+from graph.recall.features import NAMES, Features, row
 from graph.recall.stages import Scored
 from graph.records import MemoryFacts
 
 HERE = Path(__file__).resolve().parent
 FORMAT = "recollect-ranker/2"
+# the candidates the trees correct, best by the blend first: a block shows at most 100 memories,
+# and the blend's 100th is far below anything the trees' correction (a few hundredths) can lift
+CORRECTED = 100
 _MISSING = {"None": 0, "Zero": 1, "NaN": 2}
 
 Matrix = npt.NDArray[np.float64]
@@ -134,24 +137,39 @@ class Ranker:
     def correction(self, x: Matrix) -> Matrix:
         return self.forest.raw(x) / self.scale
 
-    def rescore(self, scored: Mapping[str, Scored[MemoryFacts]]) -> dict[str, Scored[MemoryFacts]]:
-        """Every scored candidate with the trees' correction added to its score (one batch),
-        the blend's kept beside it for the relevance floor."""
-        ids = [i for i, s in scored.items() if s.features is not None]
+    def rescore(
+        self,
+        scored: Mapping[str, Scored[MemoryFacts]],
+        features: Callable[[Scored[MemoryFacts]], Features],
+        best: int = CORRECTED,
+    ) -> dict[str, Scored[MemoryFacts]]:
+        """The `best` candidates by the blend's score with the trees' correction added (one
+        batch), the blend's score kept beside it for the relevance floor. The rest move by the
+        lowest correction when it is negative, so that none overtakes a corrected candidate it
+        trailed: they are far below anything a block shows, and their features are not worth
+        computing on every call."""
+        order = sorted(scored, key=lambda i: scored[i].score, reverse=True)
+        head = order[:best]
         out = dict(scored)
-        if not ids:
+        if not head:
             return out
-        x = np.array([scored[i].features.values() for i in ids])  # type: ignore[union-attr]
-        for memory_id, delta in zip(ids, self.correction(x).tolist(), strict=True):
-            item = scored[memory_id]
-            if item.features.demoted > 0:  # type: ignore[union-attr]
+        inputs = [features(scored[i]) for i in head]
+        x = np.array([row(f, scored[i].neighbour) for f, i in zip(inputs, head, strict=True)])
+        lowest = 0.0
+        for memory_id, f, delta in zip(head, inputs, self.correction(x).tolist(), strict=True):
+            if f.demoted > 0:
                 # the graph says this fact was superseded at the time asked about; knowledge
                 # updates are too rare in the training data for the trees to have learnt it
                 # (they weigh `demoted` 0), and words shared with the question ("where do I
                 # live now?" and "I live in Boston") must not lift the old value back over
                 # the new
                 delta = min(delta, 0.0)
+            lowest = min(lowest, delta)
+            item = scored[memory_id]
             out[memory_id] = replace(item, score=item.score + delta, blend=item.score)
+        for memory_id in order[best:]:
+            item = scored[memory_id]
+            out[memory_id] = replace(item, score=item.score + lowest, blend=item.score)
         return out
 
     @classmethod

@@ -41,6 +41,7 @@ from graph.recall.confidence import (
     with_notes,
 )
 from graph.recall.config import RetrievalConfig
+from graph.recall.features import Features
 from graph.recall.header import header_lines
 from graph.recall.lookup import Lookup, look_up, read_cards
 from graph.recall.ranker import shipped
@@ -92,6 +93,8 @@ class Ranking:
 
     scored: list[Scored[MemoryFacts]]
     ranked: list[Scored[MemoryFacts]]  # after repeats are collapsed: what selection reads
+    # memory id → its features (graph/recall/features.py), for rank_candidates only
+    features: dict[str, Features] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -144,8 +147,11 @@ def _retrieve(
     assessment = _assess(request, found, candidates, ranked)
     # below the floors nothing is shown: the block says that nothing relevant was found. A
     # memory holding every word of the message that memory knows ("the quokka plush" at the end
-    # of a long reply whose vector is about its start) matched, whatever its score
-    whole = candidates.lexical.top(1) if candidates.lexical.covered >= 1.0 else []
+    # of a long reply whose vector is about its start) matched, whatever its score — unless the
+    # message has a word no memory holds: "what make is my car?" is not answered by the one
+    # memory that says "make", when no memory ever named a car
+    lexical = candidates.lexical
+    whole = lexical.top(1) if lexical.covered >= 1.0 and lexical.unknown == 0 else []
     sure = assessment.confidence >= request.confidence_floor or structural_match(ranked)
     ranked = above_floor(ranked, request.floor if sure else math.inf, whole)
     on_screen = {str(t.id) for t in (window.first + window.last)} if window else set()
@@ -171,7 +177,7 @@ def rank_candidates(reads: RecallReads, request: ContextRequest) -> Ranking:
         reads.caches.follow(request.user_id)
         as_of = request.as_of if request.as_of is not None else time.time()
         found, candidates = _look_and_gather(reads, request, as_of, embedding)
-        return _rank(reads, request, as_of, found, candidates)
+        return _rank(reads, request, as_of, found, candidates, every_feature=True)
     finally:
         embedding.cancel()
 
@@ -204,9 +210,11 @@ def _rank(
     as_of: float,
     found: Lookup,
     candidates: Candidates,
+    every_feature: bool = False,
 ) -> Ranking:
     """Every candidate scored, neighbours brought in and lent their share, best first, with
-    near-identical turns shown once."""
+    near-identical turns shown once; with `every_feature`, what a learnt ranker would see of
+    each (a bench's)."""
     config = request.config
     ranks = _fusion(candidates, config)
     scorer = Scorer(
@@ -238,10 +246,11 @@ def _rank(
     if config.weights.neighbours > 0 and scored:
         scored = with_neighbours(reads, request, as_of, candidates, scorer, scored)
     if config.ranker:  # the learnt trees correct the blend (graph/recall/ranker.py)
-        scored = shipped(config.ranker).rescore(scored)
+        scored = shipped(config.ranker).rescore(scored, scorer.features)
+    features = {i: scorer.features(s) for i, s in scored.items()} if every_feature else {}
     whole = rank(scored.values())
     ranked = collapse_repeats(reads, request, whole) if config.repeat_cosine < 1 else whole
-    return Ranking(whole, ranked)
+    return Ranking(whole, ranked, features)
 
 
 def _assess(

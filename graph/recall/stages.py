@@ -41,8 +41,7 @@ class Scored(Generic[M]):
     frequency: float
     via: tuple[str, ...]
     neighbour: float = 0.0  # the share of the best adjacent turn's score added to `score`
-    # what a learnt ranker sees of it (graph/recall/features.py); None where nothing scored it
-    features: Features | None = None
+    cosine: float = 0.0  # its best cosine to the message or a part: a learnt ranker's feature
     # the blend's score when a learnt ranker's correction is in `score` (graph/recall/ranker.py):
     # the trees learn an order, not a level, so the relevance floor reads the blend's
     blend: float | None = None
@@ -61,7 +60,7 @@ class Scored(Generic[M]):
             self.frequency,
             self.via,
             self.neighbour,
-            self.features,
+            self.cosine,
             self.blend,
         )
 
@@ -336,56 +335,51 @@ class Scorer:
         if memory.pinned:
             via.append("pinned")
         via.extend(extra)
-        features = self._features(memory, cosine, words, in_time, rec, freq, linked, named, extra)
         total = scoring.combine(self.weights, sim, rec, freq)
-        return Scored(memory, total, sim, rec, freq, tuple(via), features=features)
+        return Scored(memory, total, sim, rec, freq, tuple(via), cosine=cosine)
 
-    def _features(
-        self,
-        memory: MemoryFacts,
-        cosine: float,
-        words: float,
-        in_time: bool,
-        rec: float,
-        freq: float,
-        linked: list[str],
-        named: tuple[str, int] | None,
-        extra: tuple[str, ...],
-    ) -> Features:
-        """The signals above, kept apart for a learnt ranker (graph/recall/features.py)."""
-        clipped = min(1.0, max(0.0, cosine))
-        dense_rank, lexical_rank = self.ranks.ranks(cosine, words) if self.ranks else (None, None)
-        best = self.ranks.best_cosine if self.ranks else clipped
+    def features(self, item: Scored[MemoryFacts]) -> Features:
+        """What a learnt ranker sees of a scored candidate (graph/recall/features.py): the
+        signals the blend mixed, kept apart. Computed for the candidates a ranker corrects, not
+        in `score`: a context call scores hundreds."""
+        memory = item.memory
+        memory_id = memory.id
+        cosine = min(1.0, max(0.0, item.cosine))
+        words = self.lexical.normalized(memory_id)
+        dense_rank, lexical_rank = self.ranks.ranks(item.cosine, words) if self.ranks else (1, 1)
+        best = self.ranks.best_cosine if self.ranks else cosine
         subjects = [k for k in memory.speaker_keys if k in self.people]
-        lift = self.lifts.get(memory.id, 0.0)  # a cued relation's, before a named time's
+        lift = self.lifts.get(memory_id, 0.0)  # a cued relation's, before a named time's
+        linked = [k for k in memory.entity_keys if k in self.expanded or k in self.seeds]
         seeds = sum(1 for k in linked if k in self.seeds)
+        via = item.via
         return Features(
-            cosine=clipped,
-            cosine_gap=max(0.0, best - clipped),
+            cosine=cosine,
+            cosine_gap=max(0.0, best - cosine),
             dense_rank=log_rank(dense_rank),
             lexical=words,
             lexical_rank=log_rank(lexical_rank) if words > 0 else 0.0,
             words=1.0 if words > 0 else 0.0,
             cued=max(0.0, lift),
             demoted=max(0.0, -lift),
-            in_time=1.0 if in_time else 0.0,
+            in_time=1.0 if "time" in via else 0.0,
             said_by_subject=1.0 if subjects else 0.0,
             subject_frequency=max(
                 (scoring.frequency(self.counts.get(k, 0), self.max_count) for k in subjects),
                 default=0.0,
             ),
-            recency=rec,
-            frequency=freq,
+            recency=item.recency,
+            frequency=item.frequency,
             seed_links=min(3, seeds) / 3.0,
             expanded_link=1.0 if any(k in self.expanded for k in linked) else 0.0,
-            held=1.0 if named is not None else 0.0,
-            vector_hit=1.0 if memory.id in self.vector_hits else 0.0,
-            lexical_hit=1.0 if memory.id in self.lexical_hits else 0.0,
-            part=1.0 if "part" in extra else 0.0,
-            neighbour_only=1.0 if "neighbour" in extra else 0.0,
+            held=1.0 if memory_id in self.held else 0.0,
+            vector_hit=1.0 if memory_id in self.vector_hits else 0.0,
+            lexical_hit=1.0 if memory_id in self.lexical_hits else 0.0,
+            part=1.0 if "part" in via else 0.0,
+            neighbour_only=1.0 if "neighbour" in via else 0.0,
             pinned=1.0 if memory.pinned else 0.0,
             episode=1.0 if memory.kind == "episode" else 0.0,
-            walk=self.walk.get(memory.id, 0.0),
+            walk=self.walk.get(memory_id, 0.0),
         )
 
 
@@ -411,11 +405,7 @@ def neighbour_bonus(
             (scored[o].score for o in adjacent.get(memory_id, ()) if o in scored), default=0.0
         )
         bonus = share * best
-        if not bonus:
-            out[memory_id] = item
-            continue
-        features = replace(item.features, neighbour=bonus) if item.features else None
-        out[memory_id] = replace(item, score=item.score + bonus, neighbour=bonus, features=features)
+        out[memory_id] = replace(item, score=item.score + bonus, neighbour=bonus) if bonus else item
     return out
 
 
