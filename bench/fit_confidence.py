@@ -137,8 +137,10 @@ def recall(row: dict[str, Any], k: int, min_score: float, empty: bool) -> float:
 
 def is_empty(row: dict[str, Any], conf: float, min_score: float, min_conf: float) -> bool:
     """As retrieval.py decides: below the confidence floor unless a structural match; below the
-    score floor for every memory; a memory holding every known word of the message stays."""
-    if row["signals"].get("covered", 0.0) >= 1.0:
+    score floor for every memory; a memory holding every known word of the message stays, when
+    no word of the message is unknown to every memory."""
+    signals = row["signals"]
+    if signals.get("covered", 0.0) >= 1.0 and signals.get("unknown", 0.0) == 0.0:
         return False
     if conf < min_conf and not row["structural"]:
         return True
