@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -166,10 +166,10 @@ class Ranker:
                 delta = min(delta, 0.0)
             lowest = min(lowest, delta)
             item = scored[memory_id]
-            out[memory_id] = replace(item, score=item.score + delta, blend=item.score)
+            out[memory_id] = item.rescored(item.score + delta)
         for memory_id in order[best:]:
             item = scored[memory_id]
-            out[memory_id] = replace(item, score=item.score + lowest, blend=item.score)
+            out[memory_id] = item.rescored(item.score + lowest)
         return out
 
     @classmethod

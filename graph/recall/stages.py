@@ -51,6 +51,22 @@ class Scored(Generic[M]):
         """What the relevance floor compares: the blend's score, with or without trees."""
         return self.score if self.blend is None else self.blend
 
+    def rescored(self, score: float) -> Scored[M]:
+        """The same candidate with a learnt ranker's score, its blend's kept for the floor (a
+        direct constructor call: dataclasses.replace costs several microseconds, and a call
+        rescores hundreds)."""
+        return Scored(
+            self.memory,
+            score,
+            self.similarity,
+            self.recency,
+            self.frequency,
+            self.via,
+            self.neighbour,
+            self.cosine,
+            self.score,
+        )
+
     def shown(self, record: MemoryRecord) -> Scored[MemoryRecord]:
         return Scored(
             record,
