@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,17 @@ def graph_settings(data_dir: Path) -> dict[str, Any]:
         "graph_password": os.environ.get("RECOLLECT_TEST_GRAPH_PASSWORD") or None,
         "namespace": "t" + hashlib.sha256(str(data_dir.resolve()).encode()).hexdigest()[:12],
     }
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The GraphQL fuzzer's summary (tests/test_fuzz.py) at the end of the run, in CI's log."""
+    # pytest imports test modules by their base name (tests/ is no package)
+    fuzz = sys.modules.get("test_fuzz") or sys.modules.get("tests.test_fuzz")
+    if fuzz is None or not fuzz.OUTCOMES:
+        return
+    terminalreporter.write_sep("-", "GraphQL fuzzing")
+    for line in fuzz.summary():
+        terminalreporter.write_line(line)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

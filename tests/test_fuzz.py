@@ -61,6 +61,7 @@ SEED = [
 # the operations the dictionary must let the fuzzer reach with data (asserted at the end)
 REACHED = {"context", "entity", "neighbourhood", "overview", "endSession", "mergeEntities"}
 ANSWERED: Counter[str] = Counter()  # root fields answered with data, across the examples
+OUTCOMES: Counter[str] = Counter()  # documents sent, and the error codes they were answered with
 
 
 # arguments and input fields by name, and the part of the fuzz dictionary each is drawn from
@@ -174,14 +175,26 @@ def _check(api: Api, document: str, caplog: pytest.LogCaptureFixture) -> None:
     response = api.client.post("/graphql", json={"query": document})
     assert response.status_code in (200, 400), response.text
     body = response.json()
+    OUTCOMES["documents"] += 1
     for error in body.get("errors") or []:
         code = (error.get("extensions") or {}).get("code")
+        OUTCOMES[f"error {code}"] += 1
         assert code in CODES, (document, error)
     ours = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert not ours, (document, [r.getMessage() for r in ours])
     for name, value in (body.get("data") or {}).items():
         if value is not None:
             ANSWERED[_root_field(document, name)] += 1
+
+
+def summary() -> list[str]:
+    """What the fuzzer sent and how the service answered: printed at the end of the run
+    (tests/conftest.py), so CI's log holds it."""
+    lines = [f"documents sent: {OUTCOMES['documents']}; the errors they were answered with:"]
+    lines += [f"  {name}: {n}" for name, n in sorted(OUTCOMES.items()) if name != "documents"]
+    answered = ", ".join(f"{name} {n}" for name, n in sorted(ANSWERED.items()))
+    lines.append(f"root fields answered with data: {answered}")
+    return lines
 
 
 def _root_field(document: str, answered: str) -> str:
