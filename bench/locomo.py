@@ -442,7 +442,7 @@ def constructed(conversation: Conversation, wanted: bool) -> list[Question]:
 
     people = sorted({t.speaker for t in conversation.turns})
     asked = third_person((t.text for t in conversation.turns), people)
-    return [Question(a.text, [], CONSTRUCTED) for a in asked]
+    return [Question(text, [], CONSTRUCTED) for text in asked]
 
 
 def ask(

@@ -424,8 +424,8 @@ def main() -> None:
             probes.add(runtime, row, ASKER, DEPTH)
             if args.unanswerable:
                 for asked in first_person(t.text for t in question.turns):
-                    never = replace(question, text=asked.text, evidence=set())
-                    probes.add(runtime, row | {"question": asked.text, "answerable": False,
+                    never = replace(question, text=asked, evidence=set())
+                    probes.add(runtime, row | {"question": asked, "answerable": False,
                                                "category": "constructed", "evidence": []}, ASKER,
                                DEPTH)  # fmt: skip
                     for name, speaker, floor in CALLS:

@@ -17,14 +17,20 @@ from pathlib import Path
 from typing import Any
 
 from graph.recall.confidence import structural_match
+from graph.recall.config import DEFAULT_CONFIG, PRESETS, RetrievalConfig
 from graph.recall.features import NAMES, row
 from graph.recall.retrieval import ContextRequest, rank_candidates, retrieve
 
 
 def _request(
-    user: str, message: str, speaker: str | None, as_of: str, depth: int
+    user: str,
+    message: str,
+    speaker: str | None,
+    as_of: str,
+    depth: int,
+    config: RetrievalConfig = DEFAULT_CONFIG,
 ) -> ContextRequest:
-    """The default preset's call with both floors off."""
+    """The preset's call (the shipped default unless told) with both floors off."""
     when = datetime.fromisoformat(as_of)
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
@@ -36,15 +42,18 @@ def _request(
         speaker=speaker,
         min_score=0.0,
         min_confidence=0.0,
+        config=config,
     )
 
 
 def ranking(
     runtime: Any, user: str, message: str, speaker: str | None, as_of: str, depth: int
 ) -> dict[str, Any]:
-    """Every candidate of one call: [external id, blend score without the neighbour share, the
-    neighbour share, *features in `features` order]."""
-    found = rank_candidates(runtime.service, _request(user, message, speaker, as_of, depth))
+    """Every candidate of one call of the `manual` blend (the learnt trees' starting score, so a
+    shipped ranker never trains on its own output): [external id, blend score without the
+    neighbour share, the neighbour share, *features in `features` order]."""
+    blend = PRESETS["manual"]
+    found = rank_candidates(runtime.service, _request(user, message, speaker, as_of, depth, blend))
     candidates = [
         [
             s.memory.external_id,
@@ -70,7 +79,9 @@ def probe(
         "confidence": result.confidence,
         "noted": bool(result.conflicts),
         "structural": structural_match(result.memories),
-        "ranked": [[m.memory.external_id, m.score] for m in result.memories],
+        # the score the relevance floor compares (the blend's, under a learnt ranker), in the
+        # ranking's order: what bench/fit_confidence.py floors
+        "ranked": [[m.memory.external_id, m.floor_score] for m in result.memories],
     }
 
 

@@ -9,8 +9,8 @@ Each file is one data set. A candidate's label is whether it is an evidence turn
 The model is LightGBM's lambdarank (gradient-boosted trees that learn the order within each
 question) started from the blend's own score (`init_score` = scale × the blend with its neighbour
 share): the trees learn corrections to the hand-set blend, and with no trees the ranking is the
-blend's. Every question weighs the same within its data set and both data sets weigh the same in
-all, so neither LoCoMo's many questions nor LongMemEval's long haystacks decide alone.
+blend's. Both data sets weigh the same in all, so LoCoMo's many questions do not decide alone
+(`weights` says how a question's candidates are weighted).
 Deterministic: one thread, LightGBM's deterministic mode and fixed seeds.
 
 Reported, per data set, from folds that never see the conversation they score (GroupKFold over
@@ -91,8 +91,11 @@ def load(paths: Sequence[str]) -> list[Question]:
 
 
 def weights(questions: Sequence[Question]) -> np.ndarray:
-    """Per candidate: each question weighs the same within its data set, each data set the
-    same in all (lambdarank reads a question's weight as the sum of its rows')."""
+    """Per candidate: 1 / (its question's candidates × its data set's questions), scaled to a
+    mean of one question's worth. lambdarank scales each row's gradient by its own weight, so a
+    question's rows weigh less the more candidates it has (LongMemEval's long haystacks less
+    than LoCoMo's), and each data set's questions together weigh the same. The shipped file was
+    fitted so; a constant weight per row within a data set is the lever to try next."""
     per_set: dict[int, int] = {}
     for q in questions:
         per_set[q.dataset] = per_set.get(q.dataset, 0) + 1

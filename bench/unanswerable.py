@@ -1,5 +1,5 @@
 """Questions unanswerable by construction (issue 56): what a conversation's own people are asked
-about attributes the conversation never states — a car's make, a favourite band, a child's school.
+about attributes the conversation never states — a car's make, a blood type, a dentist's name.
 
 Each template names the attribute and the words any turn stating it would need (the thing, its
 kinds and its usual verbs). A template is asked of a conversation only when no turn of it holds
@@ -113,12 +113,6 @@ TEMPLATES: tuple[Template, ...] = (
 )
 
 
-@dataclass(frozen=True)
-class Asked:
-    template: str
-    text: str
-
-
 def askable(turns: Iterable[str], templates: Sequence[Template] = TEMPLATES) -> list[Template]:
     """The templates none of whose words any turn holds."""
     said: set[str] = set()
@@ -127,14 +121,14 @@ def askable(turns: Iterable[str], templates: Sequence[Template] = TEMPLATES) -> 
     return [t for t in templates if not (t.words & said)]
 
 
-def third_person(turns: Iterable[str], people: Sequence[str]) -> list[Asked]:
+def third_person(turns: Iterable[str], people: Sequence[str]) -> list[str]:
     """Each askable template about each of the conversation's people."""
-    return [Asked(t.name, t.third.format(name=person)) for t in askable(turns) for person in people]
+    return [t.third.format(name=person) for t in askable(turns) for person in people]
 
 
-def first_person(turns: Iterable[str]) -> list[Asked]:
+def first_person(turns: Iterable[str]) -> list[str]:
     """Each askable template asked by the user about themself."""
-    return [Asked(t.name, t.first) for t in askable(turns)]
+    return [t.first for t in askable(turns)]
 
 
 def main() -> None:
@@ -149,8 +143,8 @@ def main() -> None:
         people = sorted({t.speaker for t in conversation.turns})
         asked = third_person((t.text for t in conversation.turns), people)
         print(f"{conversation.user}: {len(asked)} questions")
-        for a in asked:
-            print(f"  {a.text}")
+        for text in asked:
+            print(f"  {text}")
 
 
 if __name__ == "__main__":

@@ -122,11 +122,14 @@ def export_target(
 
 def assemble(executor: Executor, data_dir: Path, embedder: TextEmbedder, pii: PiiPolicy) -> Parts:
     """The store on `executor`, the vectors under `data_dir` (for `embedder`'s vectors) and the
-    screen of the storage policy `pii`."""
+    screen of the storage policy `pii`; the presets' learnt rankers read (ModelError if one's
+    file is missing or mismatched)."""
+    from graph.recall.ranker import rankers
     from graph.store import Store
     from graph.vectors import VectorStore
     from graph.write.screen import Screen, load_detector
 
+    rankers()  # a missing or mismatched model file fails the start, not every context call
     return Parts(
         Store(executor),
         VectorStore(data_dir / "vectors", embedder.dimensions, embedder.model_id),

@@ -1,6 +1,6 @@
 """The learnt ranker's file and its trees (graph/recall/ranker.py) and the walk feature
 (graph/recall/walk.py): pure logic, no service. The context calls that use the shipped model run
-against the real engine in tests/test_context.py."""
+against the real engine in tests/test_retrieval.py."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import lightgbm as lgb
 import numpy as np
 import pytest
 
-from graph.errors import InvalidInput
+from graph.errors import ModelError
 from graph.ids import MemoryId
 from graph.recall.features import NAMES, Features, row
 from graph.recall.ranker import FORMAT, Forest, Ranker, shipped
@@ -92,17 +92,34 @@ def test_the_trees_never_lift_a_superseded_fact_nor_the_uncorrected_tail() -> No
         ({"features": [*NAMES[:-1], "mystery"]}, "fitted on other features"),
         ({"scale": 0}, "scale must be positive"),
         ({"trees": [{"tree_structure": {"split_feature": 0}}]}, "malformed trees"),
+        (
+            {
+                "trees": [
+                    {
+                        "tree_structure": {
+                            "split_feature": 99,
+                            "threshold": 0.5,
+                            "decision_type": "<=",
+                            "default_left": True,
+                            "left_child": {"leaf_value": 1.0},
+                            "right_child": {"leaf_value": 0.0},
+                        }
+                    }
+                ]
+            },
+            "a split on feature 99",
+        ),
     ],
 )
 def test_a_wrong_model_file_is_refused_naming_why(changes: dict[str, object], says: str) -> None:
     booster, _ = _booster(5, 3)
-    with pytest.raises(InvalidInput, match=says) as caught:
+    with pytest.raises(ModelError, match=says) as caught:
         Ranker.from_json("m.json", _file(booster, **changes))
     assert "m.json" in str(caught.value)
 
 
 def test_a_missing_model_file_is_named() -> None:
-    with pytest.raises(InvalidInput, match="no model file nothing-here.json"):
+    with pytest.raises(ModelError, match="no model file nothing-here.json"):
         shipped("nothing-here")
 
 

@@ -282,7 +282,7 @@ def assess(
         covered=_unit(evidence.covered),
         agree=_unit(evidence.agree),
         unresolved=_unit(evidence.unresolved),
-        top=_unit(ranked[0].score) if ranked else 0.0,
+        top=_unit(ranked[0].floor_score) if ranked else 0.0,
         part_gap=_unit(evidence.part_gap),
         voice=_unit(evidence.voice),
         voice_lexical=_unit(evidence.voice_lexical),

@@ -115,8 +115,8 @@ class RetrievalConfig:
     # (`Weights.lexical` of BM25); k > 0 fuses the two rankings of the call's candidates instead,
     # 1 / (k + rank) each, at the same shares (scoring.Fusion says why)
     fusion_k: float = 0.0
-    # a learnt ranker (graph/recall/ranker.py: the model file `<ranker>.json` beside it) scores
-    # each candidate from its features instead of the weighted blend; None: the blend
+    # a learnt ranker (graph/recall/ranker.py: the model file `<ranker>.json` beside it) corrects
+    # the weighted blend's score of the best candidates from their features; None: the blend
     ranker: str | None = None
     # results spread over sessions: choosing the block's memories best first, a memory's score
     # counts (1 - session_spread)^n where n memories of its session are already chosen, so a
@@ -235,4 +235,4 @@ def preset(profile: str = DEFAULT_PROFILE, **weights: float | None) -> Retrieval
     chosen.validate()
     # the learnt trees correct the preset's own blend: weights of the caller's are scored as
     # asked, by the blend alone
-    return replace(base, weights=chosen, ranker=None)
+    return replace(base, weights=chosen, ranker=base.ranker if chosen == base.weights else None)

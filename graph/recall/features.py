@@ -2,9 +2,10 @@
 
 The hand blend (graph/recall/scoring.py) folds cosine, BM25, lifts and recency into one number
 with shares chosen on one split; a model fitted on two kinds of conversation
-(bench/train_ranker.py) weighs them itself, and can only weigh what it is shown. So the Scorer
-computes a `Features` for every candidate, whichever way it then scores it, and the benches write
-them out beside the evidence labels.
+(bench/train_ranker.py) weighs them itself, and can only weigh what it is shown. The Scorer
+computes a `Features` for the candidates a learnt ranker corrects (the blend's best, on demand:
+a call scores hundreds), and for every candidate when a bench writes them out beside the
+evidence labels (`rank_candidates`).
 
 Query-relative features (a rank among the call's candidates, the gap to the best cosine) carry
 what raw scores cannot: a cosine of 0.45 is the best match in one history and noise in another.
@@ -47,7 +48,7 @@ class Features:
     episode: float  # 1 for a session's episode, 0 for a turn
     # its share of a personalised PageRank's visits from the message's seeds and best matches
     # over the candidates' entities and sessions (graph/recall/walk.py), over the best's
-    walk: float = 0.0
+    walk: float
 
 
 # the model's inputs: the fields above, then the share of its best session neighbour's score the

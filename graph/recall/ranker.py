@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from graph.errors import InvalidInput
+from graph.errors import ModelError
 from graph.recall.features import NAMES, Features, row
 from graph.recall.stages import Scored
 from graph.records import MemoryFacts
@@ -37,7 +37,7 @@ from graph.records import MemoryFacts
 HERE = Path(__file__).resolve().parent
 FORMAT = "recollect-ranker/2"
 # the candidates the trees correct, best by the blend first: a block shows at most 100 memories,
-# and the blend's 100th is far below anything the trees' correction (a few hundredths) can lift
+# and the shipped trees move a score by −0.10 to +0.07, far less than the blend's 100th trails
 CORRECTED = 100
 _MISSING = {"None": 0, "Zero": 1, "NaN": 2}
 
@@ -130,7 +130,6 @@ class Forest:
 class Ranker:
     """score = blend + trees(features) / scale."""
 
-    name: str
     forest: Forest
     scale: float
 
@@ -174,30 +173,42 @@ class Ranker:
 
     @classmethod
     def from_json(cls, name: str, text: str) -> Ranker:
-        """A model file's ranker; InvalidInput names the file and what is wrong with it."""
+        """A model file's ranker; ModelError (a deployment's fault, not the caller's) names the
+        file and what is wrong with it."""
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise InvalidInput("ranker", f"{name}: not JSON ({exc})") from exc
+            raise ModelError(f"ranker {name}: not JSON ({exc})") from exc
         if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise InvalidInput("ranker", f"{name}: not a {FORMAT} file")
+            raise ModelError(f"ranker {name}: not a {FORMAT} file")
         names = tuple(data.get("features", ()))
         if names != NAMES:
             missing = sorted(set(NAMES) - set(names))
             extra = sorted(set(names) - set(NAMES))
-            raise InvalidInput(
-                "ranker",
-                f"{name}: fitted on other features (missing {missing}, unknown {extra}); "
-                "rebuild it with bench/train_ranker.py",
+            raise ModelError(
+                f"ranker {name}: fitted on other features (missing {missing}, unknown {extra}); "
+                "rebuild it with bench/train_ranker.py"
             )
         try:
             forest = Forest.from_dump(data["trees"])
             scale = float(data["scale"])
+            if len(forest.feature) and int(forest.feature.max()) >= len(NAMES):
+                raise ValueError(f"a split on feature {int(forest.feature.max())} of {len(NAMES)}")
         except (KeyError, TypeError, ValueError) as exc:
-            raise InvalidInput("ranker", f"{name}: malformed trees ({exc!r})") from exc
+            raise ModelError(f"ranker {name}: malformed trees ({exc!r})") from exc
         if not scale > 0:
-            raise InvalidInput("ranker", f"{name}: scale must be positive")
-        return cls(name, forest, scale)
+            raise ModelError(f"ranker {name}: scale must be positive")
+        return cls(forest, scale)
+
+
+def rankers() -> None:
+    """Reads every preset's model file once, so that a missing or mismatched one fails the
+    service's start (ModelError) rather than every context call."""
+    from graph.recall.config import PRESETS
+
+    for config in PRESETS.values():
+        if config.ranker:
+            shipped(config.ranker)
 
 
 @cache
@@ -205,7 +216,5 @@ def shipped(name: str) -> Ranker:
     """The model file `<name>.json` beside this module, read once per process."""
     path = HERE / f"{name}.json"
     if not path.is_file():
-        raise InvalidInput(
-            "ranker", f"no model file {path.name}; build it with bench/train_ranker.py"
-        )
+        raise ModelError(f"ranker: no model file {path.name}; build it with bench/train_ranker.py")
     return Ranker.from_json(path.name, path.read_text(encoding="utf-8"))

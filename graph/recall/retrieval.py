@@ -216,7 +216,9 @@ def _rank(
     near-identical turns shown once; with `every_feature`, what a learnt ranker would see of
     each (a bench's)."""
     config = request.config
-    ranks = _fusion(candidates, config)
+    # the features' inputs (ranks, the walk) only where a learnt ranker or a bench reads them
+    learnt = bool(config.ranker) or every_feature
+    ranks = _fusion(candidates, config) if learnt or config.fusion_k > 0 else None
     scorer = Scorer(
         weights=config.weights,
         as_of=as_of,
@@ -236,7 +238,7 @@ def _rank(
         people=found.seeds.people,
         fusion=ranks if config.fusion_k > 0 else None,
         ranks=ranks,
-        walk=_walk(found, candidates, config),
+        walk=_walk(found, candidates, config) if learnt else {},
     )
     cosine, by_part = candidates.cosine, candidates.part_hits
     scored = {

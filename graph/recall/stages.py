@@ -521,6 +521,7 @@ def collapse(
                 score=best.score + gain,
                 frequency=frequency,
                 via=(*best.via, f"repeats:{repeats}"),
+                blend=None if best.blend is None else best.blend + gain,
             )
         )
     return out
