@@ -149,7 +149,7 @@ class Ranker:
         computing on every call."""
         order = sorted(scored, key=lambda i: scored[i].score, reverse=True)
         head = order[:best]
-        out = dict(scored)
+        out: dict[str, Scored[MemoryFacts]] = {}
         if not head:
             return out
         inputs = [features(scored[i]) for i in head]

@@ -15,9 +15,12 @@ reads between them.
 
 from __future__ import annotations
 
+import heapq
 import math
 import time
+from collections.abc import Iterator
 from concurrent.futures import Future
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from extraction.embedder import embedding_text
@@ -105,16 +108,9 @@ class _Header:
 
 
 def retrieve(reads: RecallReads, request: ContextRequest) -> ContextResult:
-    check_request(request, reads.limits)
     laps = Laps()  # each stage's time, for /metrics and bench/perf.py
-    # the message is embedded on the query pool from the start, while this thread reads the
-    # graph and parses the message: the reads before the parse overlap it too
-    embedding = reads.models.embed_query(embedding_text(request.message, None))
-    try:
-        # the caches (FAISS, BM25, catalogue) first catch up with what other processes changed
-        reads.caches.follow(request.user_id)
+    with _started(reads, request) as (as_of, embedding):
         laps.lap("follow")
-        as_of = request.as_of if request.as_of is not None else time.time()
         header = _header(reads, request, as_of)
         laps.lap("header")
         floor = minimum_tokens(header.time_line, header.user_line)
@@ -124,8 +120,24 @@ def retrieve(reads: RecallReads, request: ContextRequest) -> ContextResult:
                 f"is {request.token_budget}; at least {floor} needed for the time and user lines",
             )
         return _retrieve(reads, request, as_of, header, embedding)
+
+
+@contextmanager
+def _started(reads: RecallReads, request: ContextRequest) -> Iterator[tuple[float, Future[Vector]]]:
+    """A call's start, as `retrieve` and `rank_candidates` share it: the request checked, the
+    message embedded on the query pool from the start (while this thread reads the graph and
+    parses the message: the reads before the parse overlap it too), the caches (FAISS, BM25,
+    catalogue) caught up with what other processes changed; yields the moment asked about and
+    the embedding, which is cancelled on the way out (a failed call leaves no work queued; a
+    running one just finishes)."""
+    check_request(request, reads.limits)
+    embedding = reads.models.embed_query(embedding_text(request.message, None))
+    try:
+        reads.caches.follow(request.user_id)
+        as_of = request.as_of if request.as_of is not None else time.time()
+        yield as_of, embedding
     finally:
-        embedding.cancel()  # a failed call leaves no work queued; a running one just finishes
+        embedding.cancel()
 
 
 def _retrieve(
@@ -171,15 +183,9 @@ def _retrieve(
 
 def rank_candidates(reads: RecallReads, request: ContextRequest) -> Ranking:
     """The ranking a context call makes of its candidates, whole (a bench's view: no block)."""
-    check_request(request, reads.limits)
-    embedding = reads.models.embed_query(embedding_text(request.message, None))
-    try:
-        reads.caches.follow(request.user_id)
-        as_of = request.as_of if request.as_of is not None else time.time()
+    with _started(reads, request) as (as_of, embedding):
         found, candidates = _look_and_gather(reads, request, as_of, embedding)
         return _rank(reads, request, as_of, found, candidates, every_feature=True)
-    finally:
-        embedding.cancel()
 
 
 def _look_and_gather(
@@ -284,7 +290,7 @@ def _assess(
 def _walk(found: Lookup, candidates: Candidates, config: RetrievalConfig) -> dict[str, float]:
     """The personalised PageRank feature of the candidates (graph/recall/walk.py)."""
     cosine = candidates.cosine
-    dense = sorted(candidates.facts, key=lambda i: cosine.get(i, 0.0), reverse=True)
+    dense = heapq.nlargest(SEED_STARTS, candidates.facts, key=lambda i: cosine.get(i, 0.0))
     return personalised_pagerank(
         candidates.facts,
         found.seeds.keys,

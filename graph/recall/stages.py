@@ -27,6 +27,7 @@ from graph.vocabulary import SINGLE_VALUED
 _WORD = re.compile(r"[\w'’-]+", re.UNICODE)
 
 M = TypeVar("M", MemoryFacts, MemoryRecord)
+N = TypeVar("N", MemoryFacts, MemoryRecord)
 
 
 @dataclass(frozen=True)
@@ -52,11 +53,17 @@ class Scored(Generic[M]):
         return self.score if self.blend is None else self.blend
 
     def rescored(self, score: float) -> Scored[M]:
-        """The same candidate with a learnt ranker's score, its blend's kept for the floor (a
-        direct constructor call: dataclasses.replace costs several microseconds, and a call
-        rescores hundreds)."""
+        """The same candidate with a learnt ranker's score, its blend's kept for the floor."""
+        return self._as(self.memory, score, self.score)
+
+    def shown(self, record: MemoryRecord) -> Scored[MemoryRecord]:
+        return self._as(record, self.score, self.blend)
+
+    def _as(self, memory: N, score: float, blend: float | None) -> Scored[N]:
+        """A copy with another memory record and score (a direct constructor call:
+        dataclasses.replace costs several microseconds, and a call rescores hundreds)."""
         return Scored(
-            self.memory,
+            memory,
             score,
             self.similarity,
             self.recency,
@@ -64,20 +71,7 @@ class Scored(Generic[M]):
             self.via,
             self.neighbour,
             self.cosine,
-            self.score,
-        )
-
-    def shown(self, record: MemoryRecord) -> Scored[MemoryRecord]:
-        return Scored(
-            record,
-            self.score,
-            self.similarity,
-            self.recency,
-            self.frequency,
-            self.via,
-            self.neighbour,
-            self.cosine,
-            self.blend,
+            blend,
         )
 
 
