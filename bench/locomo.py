@@ -571,6 +571,8 @@ def report(
 
 
 def main() -> None:
+    from probe import add_probe_arguments  # bench/ is on the path when run
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default=str(DEFAULT_DATA), help="LoCoMo folder (*.json)")
     parser.add_argument("--url", help="GraphQL endpoint of a running service")
@@ -603,21 +605,7 @@ def main() -> None:
         help="also run `default` without each lever of bench/ablations.py (or the comma-separated "
         "levers named), in-process service only",
     )
-    parser.add_argument(
-        "--signals",
-        help="also write each question's confidence signals and unfloored ranking to this JSON "
-        "lines file (bench/probe.py; for bench/fit_confidence.py)",
-    )
-    parser.add_argument(
-        "--unanswerable",
-        action="store_true",
-        help="also ask questions unanswerable by construction (bench/unanswerable.py)",
-    )
-    parser.add_argument(
-        "--rankings",
-        help="also write every candidate's features and the evidence to this JSON lines file "
-        "(bench/probe.py; for bench/train_ranker.py)",
-    )
+    add_probe_arguments(parser)
     args = parser.parse_args()
     if args.url and args.graph_uri:
         parser.error("--graph-uri configures the in-process service; --url names another one")

@@ -53,7 +53,7 @@ from locomo import (
     report_judged,
 )
 from machine import describe
-from probe import Probes
+from probe import Probes, add_probe_arguments
 from unanswerable import first_person
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -319,21 +319,7 @@ def main() -> None:
         default="",
         help="comma-separated question ids left out (printed): one whose ingest fails",
     )
-    parser.add_argument(
-        "--signals",
-        help="also write each question's confidence signals and unfloored ranking to this JSON "
-        "lines file (bench/probe.py; for bench/fit_confidence.py)",
-    )
-    parser.add_argument(
-        "--unanswerable",
-        action="store_true",
-        help="also ask questions unanswerable by construction (bench/unanswerable.py)",
-    )
-    parser.add_argument(
-        "--rankings",
-        help="also write every candidate's features and the evidence to this JSON lines file "
-        "(bench/probe.py; for bench/train_ranker.py)",
-    )
+    add_probe_arguments(parser)
     args = parser.parse_args()
     variants = [p for p in args.profiles.split(",") if p]
     if args.ablate:

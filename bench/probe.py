@@ -10,6 +10,7 @@ learnt ranker on.
 
 from __future__ import annotations
 
+import argparse
 import json
 from dataclasses import asdict
 from datetime import UTC, datetime
@@ -83,6 +84,26 @@ def probe(
         # ranking's order: what bench/fit_confidence.py floors
         "ranked": [[m.memory.external_id, m.floor_score] for m in result.memories],
     }
+
+
+def add_probe_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options bench/locomo.py and bench/longmemeval.py share: what they write beside their
+    tables, and the questions unanswerable by construction."""
+    parser.add_argument(
+        "--signals",
+        help="also write each question's confidence signals and unfloored ranking to this JSON "
+        "lines file (bench/probe.py; for bench/fit_confidence.py)",
+    )
+    parser.add_argument(
+        "--unanswerable",
+        action="store_true",
+        help="also ask questions unanswerable by construction (bench/unanswerable.py)",
+    )
+    parser.add_argument(
+        "--rankings",
+        help="also write every candidate's features and the evidence to this JSON lines file "
+        "(bench/probe.py; for bench/train_ranker.py)",
+    )
 
 
 class Probes:
