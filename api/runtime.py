@@ -168,10 +168,9 @@ def start(
         executor.apply_schema()
         extractor, embedder = models.result()
         parts = assembly.assemble(executor, settings.data_dir, embedder, settings.pii)
-        store, vectors = parts.store, parts.vectors
         service = MemoryService(
-            store,
-            vectors,
+            parts.store,
+            parts.vectors,
             extractor,
             embedder,
             settings.limits,
@@ -179,6 +178,7 @@ def start(
             int(settings.cache_mb * 2**20),
             parts.screen,
             merge_facts=settings.merge_facts,
+            lexical_files=parts.lexical,
         )
         # each user's index is reconciled on its first call; only files of gone users are swept
         # here, off the start-up path
@@ -199,7 +199,7 @@ def start(
         if engine is not None:
             engine.stop()
         raise
-    runtime = Runtime(settings, executor, store, vectors, service, engine)
+    runtime = Runtime(settings, executor, parts.store, parts.vectors, service, engine)
     runtime.watch_engine()
     if serving:
         # a long-lived process holds its users' caches: full collections skip what survived

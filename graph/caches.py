@@ -31,7 +31,8 @@ from extraction.resolver import Resolver
 from graph.background import Background
 from graph.follow import catch_up
 from graph.ids import MemoryId
-from graph.lexical import LexicalIndexes
+from graph.lexical import LexicalIndexes, Persisted
+from graph.lexical_files import LexicalFiles
 from graph.memory_facts import UserFacts
 from graph.reconcile import ReconcileReport, sweep
 from graph.records import Mark, MemoryFacts, RelationRecord
@@ -52,6 +53,10 @@ FACTS_RETRY_SECONDS = 10.0
 # what holding any user costs beyond that (an empty FAISS index object, the books' entries): every
 # user weighs at least this, so calls for many unknown users cannot grow the caches past budget
 PER_USER = 4096
+# a user's BM25 file is written at most this often while they write (and at eviction and close):
+# it costs about a FAISS file's bytes, and one that lags only makes the next start apply a
+# longer delta from the graph
+LEXICAL_SAVE_SECONDS = 60.0
 
 Neighbours = tuple[dict[str, tuple[str | None, str | None]], dict[MemoryId, MemoryFacts]]
 
@@ -79,16 +84,24 @@ class UserCaches:
         background: Background,
         flush_seconds: float,
         cache_bytes: int = CACHE_MB * 2**20,
+        lexical_files: LexicalFiles | None = None,
     ) -> None:
         self._store = store
         self._flush_seconds = flush_seconds
         self._last_flush = 0.0
+        self._last_lexical_save = 0.0
+        self._lexical_files = lexical_files
         self.vectors = vectors
         self._embedder = embedder
         self._background = background
         self.lexical = LexicalIndexes(
             store.memory_texts,
             schedule=lambda rebuild, user: background.run(rebuild, user, user=user),
+            persisted=(
+                None
+                if lexical_files is None
+                else Persisted(lexical_files, store.change_log, store.memories_since)
+            ),
         )
         self.lock = threading.Lock()
         self._catalog_lock = threading.Lock()
@@ -169,6 +182,10 @@ class UserCaches:
                 self._background.run(self._trimmer.trim)
 
     def _evict(self, user_id: str) -> None:
+        """Lets the user go from memory, their indexes saved first (the caller holds `lock`)."""
+        saving = self.lexical.snapshot(user_id)
+        if saving is not None:
+            self.lexical.write(saving, self.vectors.mark(user_id))
         self.vectors.evict(user_id)
         self.lexical.drop(user_id)
         self.forget_catalog(user_id)
@@ -176,17 +193,39 @@ class UserCaches:
     def drop_user(self, user_id: str) -> None:
         """Everything held of a user who is gone (forgetUser; the caller holds `lock`)."""
         self.vectors.drop_user(user_id)
-        self.lexical.drop(user_id)
+        self.lexical.drop_user(user_id)
         self.forget_catalog(user_id)
         self._residency.forget(user_id)
 
     def flush(self, force: bool = False) -> None:
-        """Saves the FAISS files, at most every `flush_seconds` unless forced: they are caches
-        (reconciled at start), so a crash between two saves loses nothing."""
+        """Saves the FAISS files, at most every `flush_seconds` unless forced, and the BM25 files
+        at most every LEXICAL_SAVE_SECONDS: they are caches (brought up to the graph's mark when
+        loaded), so a crash between two saves loses nothing. Not called under `lock`."""
         now = time.monotonic()
         if force or now - self._last_flush >= self._flush_seconds:
             self._last_flush = now
             self.vectors.flush()
+        if force or now - self._last_lexical_save >= LEXICAL_SAVE_SECONDS:
+            self._last_lexical_save = now
+            for user_id in self.lexical.unsaved():
+                self.save_lexical(user_id, compact=force)
+
+    def save_lexical(self, user_id: str, compact: bool = False) -> None:
+        """Saves the user's BM25 index with the mark it holds at least. An index holding removed
+        memories is compacted first: here when `compact` (the service is closing), else on the
+        background thread, which saves it when done."""
+        if compact:
+            self.lexical.compact(user_id)
+        with self.lock:  # the held mark is a lower bound of what the index holds under the lock
+            saving = self.lexical.snapshot(user_id)
+            mark = self.vectors.mark(user_id)
+        if saving is not None:
+            self.lexical.write(saving, mark)
+        elif not compact and self.lexical.needs_compaction(user_id):
+            self._background.run(self._compact_and_save, user_id, user=user_id)
+
+    def _compact_and_save(self, user_id: str) -> None:
+        self.save_lexical(user_id, compact=True)
 
     def holds(self, user_id: str) -> bool:
         return self._residency.holds(user_id)
@@ -222,7 +261,7 @@ class UserCaches:
     def sweep(self) -> None:
         """Drops the vector files of users the graph no longer holds (start-up, in the
         background: each user's index is otherwise reconciled on its first call)."""
-        sweep(self._store, self.vectors, self.reconciled)
+        sweep(self._store, self.vectors, self.reconciled, self._lexical_files)
 
     # -- catalogue and speakers ----------------------------------------------------------------
 

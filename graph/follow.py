@@ -21,26 +21,13 @@ graph (its own changes it patches in place).
 
 from __future__ import annotations
 
-from typing import TypeGuard
-
 from extraction.embedder import embedding_text
 from extraction.protocols import TextEmbedder
 from graph.lexical import LexicalIndexes
 from graph.reconcile import ReconcileReport, add_rows, reconcile_user
-from graph.records import ChangeLog, Mark
+from graph.records import Mark, appliable
 from graph.store import Store
 from graph.vectors import VectorStore
-
-
-def appliable(held: Mark | None, log: ChangeLog) -> TypeGuard[Mark]:
-    """True when the changes from `held` to the log's mark can be applied as a delta."""
-    target = log.mark
-    return (
-        held is not None
-        and held.epoch is not None
-        and held.epoch == target.epoch
-        and log.trimmed <= held.seq <= target.seq
-    )
 
 
 def catch_up(

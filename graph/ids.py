@@ -1,4 +1,4 @@
-"""The one node-id type shared by graph and vectors.
+"""The one node-id type shared by graph and vectors, and the name of a user's files.
 
 A memory id is 16 lowercase hex digits (a random positive 63-bit number). The graph stores it as
 `id`; only graph/vectors.py turns it into FAISS's int64, by reading the hex.
@@ -6,6 +6,7 @@ A memory id is 16 lowercase hex digits (a random positive 63-bit number). The gr
 
 from __future__ import annotations
 
+import hashlib
 import re
 import secrets
 from typing import NewType
@@ -21,3 +22,8 @@ def new_memory_id() -> MemoryId:
 
 def is_memory_id(value: str) -> bool:
     return bool(_PATTERN.match(value))
+
+
+def user_stem(user_id: str) -> str:
+    """The name a user's files on disk take (FAISS, BM25): a hash, so no user id is written."""
+    return hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:32]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from graph.ids import MemoryId
 
@@ -606,3 +606,14 @@ class CoverageRelation:
     @property
     def ends(self) -> tuple[str, str, str, str, str, str | None]:
         return (self.src_key, self.src, self.type, self.dst_key, self.dst, self.dst_type)
+
+
+def appliable(held: Mark | None, log: ChangeLog) -> TypeGuard[Mark]:
+    """True when the changes from `held` to the log's mark can be applied as a delta."""
+    target = log.mark
+    return (
+        held is not None
+        and held.epoch is not None
+        and held.epoch == target.epoch
+        and log.trimmed <= held.seq <= target.seq
+    )

@@ -11,7 +11,6 @@ Indexes are held in memory until the service evicts them (graph/residency.py).
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import logging
 import os
@@ -24,7 +23,7 @@ import faiss
 import numpy as np
 import numpy.typing as npt
 
-from graph.ids import MemoryId
+from graph.ids import MemoryId, user_stem
 from graph.records import Mark
 
 log = logging.getLogger("recollect.vectors")
@@ -56,10 +55,6 @@ def decode_embedding(stored: str | Sequence[float]) -> Vectors:
     return np.asarray(stored, dtype=np.float32)
 
 
-def _user_file(user_id: str) -> str:
-    return hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:32]
-
-
 class _UserIndex:
     def __init__(self, dims: int) -> None:
         self.index: Any = faiss.IndexIDMap2(faiss.IndexFlatIP(dims))
@@ -81,7 +76,7 @@ class VectorStore:
     # -- loading and saving -------------------------------------------------------------------
 
     def _paths(self, user_id: str) -> tuple[Path, Path]:
-        stem = _user_file(user_id)
+        stem = user_stem(user_id)
         return self.directory / f"{stem}.faiss", self.directory / f"{stem}.json"
 
     def _get(self, user_id: str) -> _UserIndex:
@@ -274,4 +269,4 @@ class VectorStore:
 
     @staticmethod
     def stem_of(user_id: str) -> str:
-        return _user_file(user_id)
+        return user_stem(user_id)

@@ -69,12 +69,17 @@ def test_forget_user_leaves_nothing(api: Api, remembered: list[dict[str, Any]]) 
     api.ok(REMEMBER_MANY, inputs=other)
     before_alice = runtime.store.count_memories(USER)
     assert runtime.vectors.count("zed") == 3
+    api.ok('{ context(userId: "zed", message: "Where is Equinor?") { tokens } }')
+    runtime.service.caches.save_lexical("zed")  # the BM25 index on disk too
+    lexical = runtime.vectors.directory.parent / "lexical"
+    assert list(lexical.glob(f"{runtime.vectors.stem_of('zed')}*"))
     assert api.ok('mutation { forgetUser(userId: "zed") }') == {"forgetUser": 3}
     assert runtime.store.count_memories("zed") == 0
     assert runtime.store.catalog("zed") == []
     assert runtime.vectors.count("zed") == 0
     stem = runtime.vectors.stem_of("zed")
     assert not list(runtime.vectors.directory.glob(f"{stem}*"))
+    assert not list(lexical.glob(f"{stem}*"))
     assert runtime.store.count_memories(USER) == before_alice
     assert api.ok('mutation { forgetUser(userId: "zed") }') == {"forgetUser": 0}
 

@@ -83,6 +83,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
                 "graph.profile_store",
                 "graph.vectors",
                 "graph.lexical",
+                "graph.lexical_files",
                 "graph.model_threads",
                 "graph.background",
                 "graph.residency",

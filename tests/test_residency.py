@@ -13,9 +13,8 @@ import pytest
 
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
-from graph.follow import appliable
 from graph.lexical import LexicalIndex
-from graph.records import ChangeLog, Mark
+from graph.records import ChangeLog, Mark, appliable
 from graph.residency import Residency
 from tests.conftest import Api, close_api, open_api
 from tests.documents import CONTEXT, REMEMBER_MANY
