@@ -356,6 +356,16 @@ class Resolver:
         if speaker is not None:
             speaker = self._resolve(speaker, exact=True)
         mapping = self._settle(extraction, memory_id, session_id, session, speaker, out)
+        # an earlier memory claimed under a key merged away while this text was settled ("Kadence"
+        # held as an org, then "I am Kadence, a 25-year-old musician") mentions the merged-into
+        # entity, as this text's own mention does: the write has no row of the old key
+        out.back_mentions = list(
+            dict.fromkeys(
+                (earlier, merged)
+                for earlier, key in out.back_mentions
+                if (merged := self._merged(key)) is not None
+            )
+        )
         mentions = self._resolved_mentions(extraction, mapping, out)
         judged = speaker if self.attribution and not stated else None
         relations = self._resolved_relations(extraction, mapping, out, judged)

@@ -147,3 +147,39 @@ def test_a_name_only_the_agent_said_is_no_entity_yet_a_question_naming_it_finds_
     first = block["memories"][0]
     assert first["memory"]["id"] == said[1]["id"]
     assert any(v.startswith("named:") for v in first["via"]), first["via"]
+
+
+def test_a_name_an_agent_held_then_a_user_types_in_one_turn_is_written(api: Api) -> None:
+    """The assistant names Kadence (held: no entity yet, the tagger guessing an org); the user
+    then names Kadence and, later in the same turn, says who Kadence is. The held memory is
+    claimed under the guess, which the same turn merges into the person: both memories mention
+    the person. Bulk ingest of 50,000 real turns crashed on exactly this (a KeyError in the
+    write's rows: the claim kept the merged-away key)."""
+    user = "truth-claimed"
+    said = api.ok(
+        REMEMBER_MANY,
+        inputs=[
+            {"userId": user, "speaker": speaker, "sessionId": "s1", "text": text}
+            for speaker, text in [
+                (
+                    "Assistant",
+                    "This section will focus on your personal journey as Kadence, and will "
+                    "serve as a foundation for the book.",
+                ),
+                (
+                    "User",
+                    "The point of this is to list trends in Kadence's identity that I can "
+                    "build on. I am Kadence, a 25-year-old musician from New York City.",
+                ),
+            ]
+        ],
+    )["rememberMany"]
+    assert len(said) == 2
+    keys = {e["node"]["key"] for e in api.ok(KEYS, u=user)["entities"]["edges"]}
+    assert "person:kadence" in keys and "org:kadence" not in keys, keys
+    mentioned = api.ok(
+        'query($u: ID!) { entity(userId: $u, key: "person:kadence") '
+        "{ memories(first: 10) { id } } }",
+        u=user,
+    )["entity"]
+    assert {m["id"] for m in mentioned["memories"]} == {s["id"] for s in said}
