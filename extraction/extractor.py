@@ -25,7 +25,9 @@ from dataclasses import replace
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
+from extraction.chunks import joined, text_parts
 from extraction.facts import extract_facts
+from extraction.keys import is_agent_voice
 from extraction.lexicon import FIRST_PERSON, NAMED_TYPES, RELATION_CUES, ROLES, SECOND_PERSON
 from extraction.mentions import DocState
 from extraction.model import Extraction
@@ -35,10 +37,10 @@ from extraction.pipeline import load_pipeline
 from extraction.voice import reported
 from extraction.when import date_phrases
 
-# characters of one text that extraction parses (see parsed_head); None parses every text whole.
-# 600 cuts 3% of the user turns of LongMemEval and 87% of the assistant replies, none of LoCoMo's,
-# and left LongMemEval dev recall unchanged while spaCy got 1.4x faster on real text
-# (docs/performance.md)
+# characters of a message, and of an agent's reply, that extraction parses (see parsed_head); None
+# parses every text whole. 600 cuts 87% of LongMemEval's assistant replies and none of LoCoMo's
+# turns, and left LongMemEval dev recall unchanged while spaCy got 1.4x faster on real text
+# (docs/performance.md); a person's text to store is parsed whole (extraction/chunks.py)
 PARSED_CHARS: int | None = 600
 # pipes whose annotations the third person (extraction/voice.py: tags, dependencies, lemmas) never
 # reads: the named entities, a quarter of the small model's parse, with a model of its own (its
@@ -79,12 +81,28 @@ class Extractor:
         return f"{meta.get('lang', 'xx')}_{meta.get('name', 'unknown')}-{meta.get('version', '?')}"
 
     def extract_many(self, items: Sequence[tuple[str, str | None]]) -> list[Extraction]:
-        """One Extraction per (text, speaker), in order; of a long text only its head
-        (`max_chars`, cut at a sentence end) is parsed. These are texts to store: they get no
-        parts (see `extract`)."""
-        heads = (parsed_head(text, self.max_chars) for text, _ in items)
-        docs = self.nlp.pipe(heads, batch_size=self.batch_size)
-        return [extract(doc, speaker) for doc, (_, speaker) in zip(docs, items, strict=True)]
+        """One Extraction per (text, speaker), in order: texts to store, so they get no parts
+        (see `extract`). A person's text is parsed whole, a long one part by part
+        (extraction/chunks.py); of an agent's reply only the head (`max_chars`, cut at a
+        sentence end): the names an agent says wait for a person to say them and it states no
+        fact (extraction/resolver.py), so the rest of a long reply would cost the parse and add
+        nothing the graph keeps."""
+        texts = [self.parsed(text, speaker) for text, speaker in items]
+        docs = iter(
+            self.nlp.pipe((p for parts in texts for p in parts), batch_size=self.batch_size)
+        )
+        return [
+            joined([extract(next(docs), speaker) for _ in parts])
+            for parts, (_, speaker) in zip(texts, items, strict=True)
+        ]
+
+    def parsed(self, text: str, speaker: str | None) -> list[str]:
+        """What of a text to store is parsed, as docs: see `extract_many`."""
+        if self.max_chars is None:
+            return [text]
+        if speaker is not None and is_agent_voice(speaker):
+            return [parsed_head(text, self.max_chars)]
+        return text_parts(text)
 
     def extract(self, text: str, speaker: str | None = None) -> Extraction:
         """One message as `context` reads it: with its parts (extraction/parts.py), which only
