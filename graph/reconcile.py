@@ -20,7 +20,7 @@ from extraction.protocols import TextEmbedder
 from graph.lexical_files import LexicalFiles
 from graph.records import StoredVector
 from graph.store import Store
-from graph.vectors import VectorStore, decode_embedding
+from graph.vectors import Vectors, VectorStore, decode_embedding, passage_vectors
 
 log = logging.getLogger("recollect.reconcile")
 
@@ -48,17 +48,22 @@ def add_rows(
     rows: Sequence[StoredVector],
     report: ReconcileReport,
 ) -> None:
-    """Adds memories' vectors: the stored embedding when of this model, else embedded again."""
+    """Adds memories' vectors: the stored embedding when of this model, else embedded again; the
+    passages of a person's long text are embedded from the text (the graph does not keep them)."""
     ready = [r for r in rows if r.ready_for(embedder.model_id)]
     stale = [r for r in rows if not r.ready_for(embedder.model_id)]
     if ready:
         matrix = np.stack([decode_embedding(r.embedding) for r in ready if r.embedding])
-        vectors.add(user_id, [r.id for r in ready], matrix)
+        vectors.add(user_id, [r.id for r in ready], matrix, _passages(embedder, ready))
         report.added += len(ready)
     if stale:
         matrix = embedder.embed([embedding_text(r.text, r.speaker) for r in stale])
-        vectors.add(user_id, [r.id for r in stale], matrix)
+        vectors.add(user_id, [r.id for r in stale], matrix, _passages(embedder, stale))
         report.reembedded += len(stale)
+
+
+def _passages(embedder: TextEmbedder, rows: Sequence[StoredVector]) -> list[Vectors]:
+    return passage_vectors(embedder, [(r.text, r.speaker) for r in rows])
 
 
 def reconcile_user(

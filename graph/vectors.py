@@ -6,11 +6,17 @@ to a temporary file and renamed, so a crash never leaves a torn file. The graph 
 truth (embeddings are stored on the memory nodes too): an index is a cache, loaded on a user's first
 call and brought up to the graph's mark then (graph/follow.py). Saving is debounced; call `flush`.
 Indexes are held in memory until the service evicts them (graph/residency.py).
+
+A person's long text has *passages* beside its own vector (extraction/chunks.py): vectors of its
+later parts, under FAISS ids derived from the memory id and the passage's number and counted in
+the `.json`. A search answers memories, each by its best vector; `ids` and `count` are of
+memories. Passages are not stored in the graph: a rebuild embeds them again from the text.
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import logging
 import os
@@ -23,12 +29,33 @@ import faiss
 import numpy as np
 import numpy.typing as npt
 
+from extraction.chunks import passages
+from extraction.protocols import TextEmbedder
 from graph.ids import MemoryId, user_stem
 from graph.records import Mark
 
 log = logging.getLogger("recollect.vectors")
 
 Vectors = npt.NDArray[np.float32]
+
+
+def _best_per_memory(
+    ids: npt.NDArray[np.int64],
+    scores: npt.NDArray[np.float32],
+    owners: dict[int, tuple[str, int]],
+    k: int,
+) -> list[tuple[MemoryId, float]]:
+    """One search row's hits as memories (a passage answers for its memory), each at its best
+    score, best first, at most `k`."""
+    best: dict[MemoryId, float] = {}
+    for key, score in zip(ids.tolist(), scores.tolist(), strict=True):
+        if key < 0:
+            continue
+        owner = owners.get(key)
+        memory_id = MemoryId(owner[0]) if owner is not None else from_faiss_id(key)
+        if memory_id not in best:  # FAISS answers best first
+            best[memory_id] = float(score)
+    return list(best.items())[:k]
 
 
 def to_faiss_id(memory_id: str) -> int:
@@ -55,13 +82,55 @@ def decode_embedding(stored: str | Sequence[float]) -> Vectors:
     return np.asarray(stored, dtype=np.float32)
 
 
+def passage_id(memory_id: str, number: int) -> int:
+    """The FAISS id of a memory's passage `number` (1 is the text's second part): 63 bits of a
+    hash, so no memory's id (random 63 bits) meets one but by a chance of about 2^-63 per pair."""
+    digest = hashlib.blake2b(f"{memory_id}/{number}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") & (2**63 - 1)
+
+
+def passage_vectors(
+    embedder: TextEmbedder, items: Sequence[tuple[str, str | None]]
+) -> list[Vectors]:
+    """Each (text, speaker)'s passage vectors (zero rows for most texts), embedded in one batch."""
+    texts = [passages(text, speaker) for text, speaker in items]
+    flat = embedder.embed([t for ts in texts for t in ts]) if any(texts) else None
+    out: list[Vectors] = []
+    at = 0
+    for ts in texts:
+        out.append(
+            flat[at : at + len(ts)]
+            if flat is not None
+            else np.zeros((0, embedder.dimensions), np.float32)
+        )
+        at += len(ts)
+    return out
+
+
 class _UserIndex:
     def __init__(self, dims: int) -> None:
         self.index: Any = faiss.IndexIDMap2(faiss.IndexFlatIP(dims))
         self.dirty = False
+        self.passages: dict[str, int] = {}  # memory id → its passages
+        self.owners: dict[int, tuple[str, int]] = {}  # a passage's FAISS id → (memory, number)
         # the change mark the index holds at least; None: unknown (a new index, or a file written
         # before marks), which graph/follow.py answers by reconciling the whole user
         self.mark: Mark | None = None
+
+    def set_passages(self, memory_id: str, count: int) -> None:
+        for number in range(1, self.passages.pop(memory_id, 0) + 1):
+            self.owners.pop(passage_id(memory_id, number), None)
+        if count:
+            self.passages[memory_id] = count
+            for number in range(1, count + 1):
+                self.owners[passage_id(memory_id, number)] = (memory_id, number)
+
+    def passage_ids(self, memory_ids: Iterable[str]) -> list[int]:
+        return [
+            passage_id(m, number)
+            for m in memory_ids
+            for number in range(1, self.passages.get(m, 0) + 1)
+        ]
 
 
 class VectorStore:
@@ -99,6 +168,8 @@ class VectorStore:
                 entry.dirty = True
                 return entry
             entry.index = faiss.read_index(str(index_path))
+            for memory_id, count in dict(meta.get("passages", {})).items():
+                entry.set_passages(str(memory_id), int(count))
             if "seq" in meta:
                 entry.mark = Mark(meta.get("epoch"), int(meta["seq"]))
         except (OSError, ValueError, RuntimeError):
@@ -133,7 +204,9 @@ class VectorStore:
             faiss.write_index(entry.index, str(tmp))
             os.replace(tmp, index_path)
             meta_tmp = meta_path.with_suffix(".json.tmp")
-            meta = {"model_id": self.model_id, "dims": self.dims}
+            meta: dict[str, Any] = {"model_id": self.model_id, "dims": self.dims}
+            if entry.passages:
+                meta["passages"] = entry.passages
             if entry.mark is not None:
                 meta.update(epoch=entry.mark.epoch, seq=entry.mark.seq)
             meta_tmp.write_text(json.dumps(meta))
@@ -172,7 +245,15 @@ class VectorStore:
 
     # -- reads and writes ---------------------------------------------------------------------
 
-    def add(self, user_id: str, ids: Sequence[str], vectors: Vectors) -> None:
+    def add(
+        self,
+        user_id: str,
+        ids: Sequence[str],
+        vectors: Vectors,
+        passages: Sequence[Vectors] | None = None,
+    ) -> None:
+        """Adds (or replaces) memories' vectors, and with `passages` (one matrix per memory, of
+        zero rows for most) their passages' (which replace any the memory had)."""
         if not ids:
             return
         if vectors.shape != (len(ids), self.dims):
@@ -182,16 +263,37 @@ class VectorStore:
             faiss_ids = np.array([to_faiss_id(i) for i in ids], dtype=np.int64)
             entry.index.remove_ids(faiss.IDSelectorBatch(faiss_ids))
             entry.index.add_with_ids(np.ascontiguousarray(vectors, dtype=np.float32), faiss_ids)
+            if passages is not None:
+                self._add_passages(entry, ids, passages)
             entry.dirty = True
 
+    def _add_passages(
+        self, entry: _UserIndex, ids: Sequence[str], passages: Sequence[Vectors]
+    ) -> None:
+        old = np.array(entry.passage_ids(ids), dtype=np.int64)
+        if old.size:
+            entry.index.remove_ids(faiss.IDSelectorBatch(old))
+        for memory_id, rows in zip(ids, passages, strict=True):
+            entry.set_passages(memory_id, len(rows))
+            if len(rows):
+                keys = np.array(entry.passage_ids([memory_id]), dtype=np.int64)
+                entry.index.add_with_ids(np.ascontiguousarray(rows, dtype=np.float32), keys)
+
     def remove(self, user_id: str, ids: Iterable[str]) -> int:
-        faiss_ids = np.array([to_faiss_id(i) for i in ids], dtype=np.int64)
+        """Removes memories' vectors and their passages'; returns how many memories had one."""
+        wanted = list(ids)
+        faiss_ids = np.array([to_faiss_id(i) for i in wanted], dtype=np.int64)
         if faiss_ids.size == 0:
             return 0
         with self._lock:
             entry = self._get(user_id)
             removed = int(entry.index.remove_ids(faiss.IDSelectorBatch(faiss_ids)))
-            entry.dirty = entry.dirty or removed > 0
+            passage_keys = np.array(entry.passage_ids(wanted), dtype=np.int64)
+            if passage_keys.size:
+                entry.index.remove_ids(faiss.IDSelectorBatch(passage_keys))
+                for memory_id in wanted:
+                    entry.set_passages(memory_id, 0)
+            entry.dirty = entry.dirty or removed > 0 or passage_keys.size > 0
             return removed
 
     def drop_user(self, user_id: str) -> None:
@@ -206,11 +308,13 @@ class VectorStore:
             if entry.index.ntotal == 0:
                 return set()
             raw = faiss.vector_to_array(entry.index.id_map)
-            return {from_faiss_id(v) for v in raw}
+            return {from_faiss_id(v) for v in raw if int(v) not in entry.owners}
 
     def count(self, user_id: str) -> int:
+        """Memories with a vector (passages not counted)."""
         with self._lock:
-            return int(self._get(user_id).index.ntotal)
+            entry = self._get(user_id)
+            return int(entry.index.ntotal) - len(entry.owners)
 
     def search(self, user_id: str, query: Vectors, k: int) -> list[tuple[MemoryId, float]]:
         return self.search_rows(user_id, query.reshape(1, -1), k)[0]
@@ -226,11 +330,25 @@ class VectorStore:
             entry = self._get(user_id)
             if entry.index.ntotal == 0 or k <= 0:
                 return [[] for _ in range(len(queries))]
-            scores, found = entry.index.search(np.ascontiguousarray(queries, np.float32), k)
+            # a memory may be found by several of its vectors: ask for more, answer k memories
+            wanted = k + min(len(entry.owners), k)
+            scores, found = entry.index.search(np.ascontiguousarray(queries, np.float32), wanted)
+            owners = dict(entry.owners)
         return [
-            [(from_faiss_id(i), float(s)) for i, s in zip(ids, row, strict=True) if i >= 0]
-            for ids, row in zip(found, scores, strict=True)
+            _best_per_memory(ids, row, owners, k) for ids, row in zip(found, scores, strict=True)
         ]
+
+    def passage_matrix(
+        self, user_id: str, ids: Iterable[str]
+    ) -> tuple[list[tuple[str, int]], Vectors]:
+        """The passages of the given memories, as (memory, number) and the rows of one matrix."""
+        with self._lock:
+            entry = self._get(user_id)
+            owned = [(m, n) for m in ids for n in range(1, entry.passages.get(m, 0) + 1)]
+            if not owned:
+                return [], np.zeros((0, self.dims), dtype=np.float32)
+            keys = np.array([passage_id(m, n) for m, n in owned], dtype=np.int64)
+            return owned, entry.index.reconstruct_batch(keys)
 
     def vectors(self, user_id: str, ids: Iterable[str]) -> dict[str, Vectors]:
         """Stored vectors of the given memories (those present in the index)."""

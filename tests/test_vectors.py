@@ -80,3 +80,29 @@ def test_stored_vectors_are_read_in_one_matrix_and_missing_ids_left_out(tmp_path
     assert store.matrix("u", ["00000000000000ff"])[1].shape == (0, 8)
     assert list(store.vectors("u", wanted)) == [ids[3], ids[4]]
     assert np.array_equal(store.vectors("u", wanted)[ids[4]], matrix[4])
+
+
+def test_a_memory_is_found_by_its_passages_counted_once_and_gone_with_it(tmp_path: Path) -> None:
+    store = VectorStore(tmp_path, 8, "model-a")
+    vectors = _unit(6, seed=3)
+    ids = ["00000000000000b1", "00000000000000b2", "00000000000000b3"]
+    # b1 has two passages (rows 3 and 4), the others none
+    empty = np.zeros((0, 8), np.float32)
+    store.add("u", ids, vectors[:3], [vectors[3:5], empty, empty])
+    assert store.count("u") == 3 and store.ids("u") == set(ids)
+    hits = store.search("u", vectors[4], 3)
+    assert hits[0] == (ids[0], pytest.approx(1.0, abs=1e-5))  # found by passage 2
+    assert [h[0] for h in hits].count(ids[0]) == 1 and len(hits) == 3
+    owned, rows = store.passage_matrix("u", ids)
+    assert owned == [(ids[0], 1), (ids[0], 2)] and np.allclose(rows, vectors[3:5])
+    store.add("u", ids[:1], vectors[:1], [vectors[5:6]])  # new passages replace the old
+    assert store.passage_matrix("u", ids)[0] == [(ids[0], 1)]
+    assert store.flush() == 1
+    again = VectorStore(tmp_path, 8, "model-a")
+    assert again.count("u") == 3
+    owned, rows = again.passage_matrix("u", ids)
+    assert owned == [(ids[0], 1)] and np.allclose(rows, vectors[5:6])
+    assert again.search("u", vectors[5], 1) == [(ids[0], pytest.approx(1.0, abs=1e-5))]
+    assert again.remove("u", ids[:1]) == 1
+    assert again.count("u") == 2 and again.passage_matrix("u", ids)[0] == []
+    assert all(h[0] != ids[0] for h in again.search("u", vectors[5], 3))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -49,6 +49,18 @@ class Candidates:
     # per row of `queries`, the best cosine of any candidate: a part that nothing matches (one
     # of "Tom or Alex" never mentioned) is evidence for the block's confidence
     row_best: tuple[float, ...] = ()
+    # memories whose best cosine is one of their passages' (a long text's later part,
+    # graph/vectors.py), with the passage's number
+    passage_hits: Mapping[str, int] = field(default_factory=dict)
+
+    def via(self, memory_id: str, *more: str) -> tuple[str, ...]:
+        """What the memory's cosine says of how it was found, for `via`."""
+        passage = self.passage_hits.get(memory_id)
+        return (
+            *more,
+            *(("part",) if memory_id in self.part_hits else ()),
+            *((f"passage:{passage}",) if passage is not None else ()),
+        )
 
 
 def gather(
@@ -88,6 +100,8 @@ def gather(
     by_part: set[str] = set()
     best = np.full(len(queries), -1.0)
     fill_cosine(reads, user_id, queries, cosine, list(facts), by_part, best)
+    passage_hits: dict[str, int] = {}
+    raise_by_passages(reads, user_id, queries, cosine, list(facts), passage_hits, by_part, best)
     laps.lap("candidates")
     return Candidates(
         facts=facts,
@@ -98,6 +112,7 @@ def gather(
         lexical_hits=frozenset(lexical_top),
         part_hits=frozenset(by_part),
         row_best=tuple(float(b) for b in best),
+        passage_hits=passage_hits,
     )
 
 
@@ -137,6 +152,39 @@ def fill_cosine(
             by_part.add(memory_id)
 
 
+def raise_by_passages(
+    reads: RecallReads,
+    user_id: str,
+    queries: Vector,
+    cosine: dict[str, float],
+    ids: list[str],
+    passage_hits: dict[str, int],
+    by_part: set[str],
+    row_best: npt.NDArray[np.float64] | None = None,
+) -> None:
+    """A long text is as close to the message as its closest passage: the cosines of memories
+    with passages rise to their best passage's, which `passage_hits` records (and `by_part`
+    when a part of the message matched it best)."""
+    owned, stored = reads.caches.vectors.passage_matrix(user_id, ids)
+    if not owned:
+        return
+    scores = stored @ queries.T
+    if row_best is not None:
+        np.maximum(row_best, scores.max(axis=0), out=row_best)
+    best = scores.argmax(axis=1)
+    tops = scores[np.arange(len(owned)), best]
+    for (memory_id, number), column, top in zip(owned, best.tolist(), tops.tolist(), strict=True):
+        # FAISS's hits already carry a memory's best vector's cosine: a passage equal to it (to
+        # float32's precision) is the one that matched
+        if top >= cosine.get(memory_id, -1.0) - 1e-6:
+            cosine[memory_id] = top
+            passage_hits[memory_id] = number
+            if column > 0:
+                by_part.add(memory_id)
+            else:
+                by_part.discard(memory_id)
+
+
 def with_neighbours(
     reads: RecallReads,
     request: ContextRequest,
@@ -156,10 +204,13 @@ def with_neighbours(
     found = {i: m for i, m in happened(around, as_of, skew).items() if i not in scored}
     by_part = set(candidates.part_hits)
     fill_cosine(reads, user_id, candidates.queries, candidates.cosine, list(found), by_part)
+    passages = dict(candidates.passage_hits)
+    queries = candidates.queries
+    raise_by_passages(reads, user_id, queries, candidates.cosine, list(found), passages, by_part)
+    seen = replace(candidates, part_hits=frozenset(by_part), passage_hits=passages)
     for memory_id, memory in found.items():
         cosine = candidates.cosine.get(memory_id, 0.0)
-        extra = ("neighbour", "part") if memory_id in by_part else ("neighbour",)
-        scored[memory_id] = scorer.score(memory, cosine, extra)
+        scored[memory_id] = scorer.score(memory, cosine, seen.via(memory_id, "neighbour"))
     return neighbour_bonus(scored, adjacent, request.config.weights.neighbours)
 
 

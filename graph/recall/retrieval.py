@@ -246,9 +246,9 @@ def _rank(
         ranks=ranks,
         walk=_walk(found, candidates, config) if learnt else {},
     )
-    cosine, by_part = candidates.cosine, candidates.part_hits
+    cosine = candidates.cosine
     scored = {
-        i: scorer.score(m, cosine.get(i, 0.0), ("part",) if i in by_part else ())
+        i: scorer.score(m, cosine.get(i, 0.0), candidates.via(i))
         for i, m in candidates.facts.items()
     }
     if config.weights.neighbours > 0 and scored:

@@ -47,7 +47,7 @@ from graph.records import Mark, MemoryRecord
 from graph.repeats import REPEAT_COSINE, Said, closest_repeat, said_whole
 from graph.store import Store
 from graph.validation import NewMemory, content_hash, validate_batch
-from graph.vectors import encode_embedding
+from graph.vectors import encode_embedding, passage_vectors
 from graph.write.confirming import confirmations, with_confirmations
 from graph.write.merge_stage import Folded, Merger
 from graph.write.rows import Written, build_rows
@@ -93,6 +93,8 @@ class _Prepared:
     fresh: list[int]
     extractions: dict[int, Extraction]
     vectors: dict[int, Vector]
+    # the passages of a person's long text (graph/vectors.py), by position; zero rows for most
+    passages: dict[int, Vector]
     # the mark this process's caches held before idempotency was checked: when the caches still
     # hold it under the write lock (after following the graph), nothing was written since
     seen_at: Mark | None
@@ -207,7 +209,17 @@ class WritePipeline:
         said = confirmations(self._store, user_id, batch, fresh)  # a bare "Yes" to a question
         speakers = {p: batch[p].speaker for p in said}
         with_confirmations(read, said, speakers, self._models.extractor.extract_many)
-        return _Prepared(hashes, fresh, read, dict(zip(fresh, vectors, strict=True)), seen_at)
+        passages = passage_vectors(
+            self._models.embedder, [(batch[i].text, batch[i].speaker) for i in fresh]
+        )
+        return _Prepared(
+            hashes,
+            fresh,
+            read,
+            dict(zip(fresh, vectors, strict=True)),
+            dict(zip(fresh, passages, strict=True)),
+            seen_at,
+        )
 
     def _dedupe(
         self,
@@ -308,7 +320,11 @@ class WritePipeline:
                 self._said_at(user_id, earlier - set(ids)),
             )
             rows = self._endings_held(user_id, rows)
-            merged = self._write(user_id, resolver, rows, resolutions, memories, matrix)
+            passages = [
+                prepared.passages[i] if m.text == batch[i].text else None
+                for i, m in zip(fresh, memories, strict=True)
+            ]
+            merged = self._write(user_id, resolver, rows, resolutions, memories, (matrix, passages))
             self._absorb(user_id, {ids[p]: f.absorbed for p, f in folded.items()}, now)
         slots.changed.setdefault(user_id, set()).update(earlier | merged)
         return True
@@ -348,10 +364,13 @@ class WritePipeline:
         rows: BatchRows,
         resolutions: Sequence[Resolution],
         memories: Sequence[NewMemory],
-        matrix: Vector,
+        vectors: tuple[Vector, Sequence[Vector | None]],
     ) -> set[str]:
         """The statement, the merges it implies, then this process's caches (under the lock).
-        Returns the memories that mentioned an entity merged away or backed its relations."""
+        `vectors`: the memories' own, and their passages' (None where a merge changed the text:
+        embedded here). Returns the memories that mentioned an entity merged away or backed its
+        relations."""
+        matrix, embedded = vectors
         caches = self._caches
         marks: list[Mark | None] = [self._store.write_batch(user_id, rows)]
         self.ingested += len(rows.memories)
@@ -379,7 +398,10 @@ class WritePipeline:
             if known is not None:
                 resolver.learn(replace(known, mention_count=known.mention_count + entity.count))
         ids = [row.id for row in rows.memories]
-        caches.vectors.add(user_id, ids, matrix)
+        again = [(m.text, m.speaker) for m, p in zip(memories, embedded, strict=True) if p is None]
+        made = iter(passage_vectors(self._models.embedder, again))
+        passages = [p if p is not None else next(made) for p in embedded]
+        caches.vectors.add(user_id, ids, matrix, passages)
         caches.lexical.add(user_id, ids, [embedding_text(m.text, m.speaker) for m in memories])
         caches.advance(user_id, marks)
         return changed
