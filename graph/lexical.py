@@ -655,7 +655,18 @@ class LexicalIndexes:
             return set(self._indexes)
 
     def add(self, user_id: str, ids: Sequence[str], texts: Sequence[str]) -> None:
-        """Memories just written, as "Speaker: text"; call it after the graph write."""
+        """Memories just written, as "Speaker: text"; call it after the graph write. A user
+        with no index held or being built is only counted: a later build reads the graph, which
+        holds these already."""
+        with self._lock:
+            held = user_id in self._indexes or user_id in self._pending
+            warm = not held and self._unindexed_grew(user_id, len(ids))
+        if not held:
+            if warm and self._schedule is not None:
+                # a large write made an index worth building now, off the request path (a bulk
+                # import's first question)
+                self._schedule(self._warm, user_id)
+            return
         fresh, kept = tokenised(ids, texts)  # outside the lock
         with self._lock:
             index = self._indexes.get(user_id)
@@ -663,14 +674,8 @@ class LexicalIndexes:
                 index.add_kept(fresh, kept)
             elif user_id in self._pending:
                 self._pending[user_id].append(("add", fresh, kept))
-                return
-            warm = index is None and self._unindexed_grew(user_id, len(fresh))
         if index is not None:
             self._maybe_rebuild(user_id, index)
-        elif warm and self._schedule is not None:
-            # no index yet: the first query builds it, unless a large write just made one worth
-            # building now, off the request path (a bulk import's first question)
-            self._schedule(self._warm, user_id)
 
     def remove(self, user_id: str, ids: Sequence[str]) -> None:
         """Memories just deleted; call it after the graph write. The user's file goes at once:
