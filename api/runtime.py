@@ -128,7 +128,8 @@ def load_models(
     a second or two a one-shot command need not pay)."""
     try:
         loaded = embedder or Embedder()
-        if serving:
+        if serving:  # a one-shot command loads what it uses when it first uses it
+            loaded.load()
             loaded.trace()
         return extractor or Extractor.load(), loaded
     except (ModelVerificationError, ImportError, OSError) as exc:

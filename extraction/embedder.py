@@ -105,6 +105,15 @@ def _quiet(name: str) -> Iterator[None]:
         logger.setLevel(level)
 
 
+def trace_cache() -> Path:
+    """Where traced models are kept between processes: RECOLLECT_MODEL_CACHE, else
+    $XDG_CACHE_HOME/recollect (~/.cache/recollect)."""
+    chosen = os.environ.get("RECOLLECT_MODEL_CACHE")
+    if chosen:
+        return Path(chosen)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "recollect"
+
+
 class Embedder:
     model_id = MODEL_ID
     dimensions = DIMENSIONS
@@ -114,20 +123,41 @@ class Embedder:
         path: Path | None = None,
         batch_size: int = 64,
         max_tokens: int = EMBEDDED_TOKENS,
+        cache: Path | None = None,
     ) -> None:
+        """Verifies the weights; loads nothing else yet. The eager model (sentence-transformers,
+        whose import alone took 4.4 s of a one-shot command) loads on the first batch `embed`; a
+        message (`embed_one`) goes through a trace of the model, loaded from `cache` (keyed by
+        the weights' hash and torch's version) when one is there."""
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        from sentence_transformers import SentenceTransformer
-
-        path = path or model_dir()
-        verify_weights(path)
+        self.path = path or model_dir()
+        verify_weights(self.path)
         self.batch_size = batch_size
         self.max_tokens = max_tokens
-        self._model: Any = SentenceTransformer(str(path), device="cpu")
-        self._model.max_seq_length = max_tokens
+        self._cache = cache or trace_cache()
+        self._eager: Any = None
+        self._eager_lock = threading.Lock()
+        self._tokenizer: Any = None
         self._traced: Any = None
         self._trace_lock = threading.Lock()
         self._trace_tried = False
+
+    @property
+    def _model(self) -> Any:
+        """The eager sentence-transformers model, loaded on first use."""
+        with self._eager_lock:
+            if self._eager is None:
+                from sentence_transformers import SentenceTransformer
+
+                model = SentenceTransformer(str(self.path), device="cpu")
+                model.max_seq_length = self.max_tokens
+                self._eager = model
+            return self._eager
+
+    def load(self) -> None:
+        """Loads the eager model now (a service, which embeds batches, loads it at start)."""
+        _ = self._model
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:
@@ -148,7 +178,7 @@ class Embedder:
         layer, so a message's embedding and its spaCy parse took turns (33 + 17 = 49 ms side by
         side, docs/performance.md); the traced graph runs in C++ without it (24 ms side by
         side) and equals the eager vector to 1e-7."""
-        traced = self._traced
+        traced = self._traced if self._trace_tried else self.trace()
         if traced is None:
             return np.asarray(self.embed([text])[0], dtype=np.float32)
         return self._traced_vector(traced, text)
@@ -156,12 +186,60 @@ class Embedder:
     def trace(self) -> Any:
         """The transformer traced once with TorchScript for one text at a time (no padding, so
         no mask-dependent branch is baked in), checked on TRACE_PROBES against the eager
-        vectors; None when tracing fails or strays (then `embed_one` stays eager)."""
+        vectors; None when tracing fails or strays (then `embed_one` stays eager). A trace
+        saved by an earlier process is loaded instead when it gives the eager vectors it was
+        saved with; one made here is saved for the next."""
         with self._trace_lock:
             if not self._trace_tried:
                 self._trace_tried = True
-                self._traced = self._checked_trace()
+                self._traced = self._saved_trace()
+                if self._traced is None:
+                    self._traced = self._checked_trace()
+                    if self._traced is not None:
+                        self._save_trace(self._traced)
             return self._traced
+
+    def _trace_paths(self) -> tuple[Path, Path]:
+        import torch
+
+        stem = f"minilm-{WEIGHTS_SHA256[:16]}-torch{torch.__version__}"
+        return self._cache / f"{stem}.pt", self._cache / f"{stem}.probes.npy"
+
+    def _saved_trace(self) -> Any:
+        """The trace an earlier process saved, if it gives the vectors saved beside it."""
+        import torch
+
+        model, probes = self._trace_paths()
+        if not model.exists() or not probes.exists():
+            return None
+        try:
+            traced = torch.jit.load(str(model))  # type: ignore[no-untyped-call]
+            want = np.load(probes, allow_pickle=False)
+            for text, vector in zip(TRACE_PROBES, want, strict=True):
+                if abs(float(self._traced_vector(traced, text) @ vector) - 1.0) > TRACE_TOLERANCE:
+                    log.warning("saved trace %s strays; tracing again", model.name)
+                    return None
+        except (OSError, RuntimeError, ValueError) as error:
+            log.warning("saved trace %s unreadable (%s); tracing again", model.name, error)
+            return None
+        return traced
+
+    def _save_trace(self, traced: Any) -> None:
+        """Saves a checked trace and the eager vectors of the probes (temporary files renamed:
+        a process reading meanwhile finds the old pair or the new one, never half of one)."""
+        import torch
+
+        model, probes = self._trace_paths()
+        try:
+            self._cache.mkdir(parents=True, exist_ok=True)
+            suffix = f".{os.getpid()}.tmp"
+            with open(probes.with_name(probes.name + suffix), "wb") as out:
+                np.save(out, self.embed(list(TRACE_PROBES)))
+            torch.jit.save(traced, str(model.with_name(model.name + suffix)))
+            os.replace(model.with_name(model.name + suffix), model)
+            os.replace(probes.with_name(probes.name + suffix), probes)
+        except (OSError, RuntimeError) as error:
+            log.warning("could not save the trace in %s (%s)", self._cache, error)
 
     def _checked_trace(self) -> Any:
         import torch
@@ -189,16 +267,28 @@ class Embedder:
         return traced
 
     def _traced_vector(self, traced: Any, text: str) -> Vectors:
-        """The traced transformer's token vectors, then the model's own modules after it
-        (pooling and normalisation, as its sentence-transformers configuration sets them)."""
+        """The traced transformer's token vectors, mean-pooled and L2-normalised as the model's
+        sentence-transformers configuration does (modules.json: Transformer, mean Pooling,
+        Normalize), the text tokenised by the model's own tokenizer.json as sentence-transformers
+        tokenises one text (stripped, cut at `max_tokens`, no padding)."""
         import torch
 
-        features = self._model.preprocess([text])
+        encoded = self._tokenize(text)
+        ids = torch.tensor([encoded.ids], dtype=torch.long)
+        mask = torch.tensor([encoded.attention_mask], dtype=torch.long)
         with torch.inference_mode():
-            out = traced(features["input_ids"], features["attention_mask"])
+            out = traced(ids, mask)
             hidden = out["last_hidden_state"] if isinstance(out, dict) else out[0]
-            features = {"token_embeddings": hidden, "attention_mask": features["attention_mask"]}
-            for module in list(self._model)[1:]:
-                features = module(features)
-            vector = features["sentence_embedding"][0]
+            pooled = hidden[0].mean(dim=0)
+            vector = pooled / pooled.norm().clamp(min=1e-12)
         return np.asarray(vector.numpy(), dtype=np.float32)
+
+    def _tokenize(self, text: str) -> Any:
+        if self._tokenizer is None:
+            from tokenizers import Tokenizer
+
+            tokenizer = Tokenizer.from_file(str(self.path / "tokenizer.json"))
+            tokenizer.enable_truncation(max_length=self.max_tokens)
+            tokenizer.no_padding()
+            self._tokenizer = tokenizer
+        return self._tokenizer.encode(text.strip())

@@ -1,6 +1,10 @@
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -98,3 +102,49 @@ def test_a_messages_parts_are_embedded_row_by_row_in_order(
         assert models.embed_queries([]).result().shape == (0, DIMENSIONS)
     finally:
         models.close()
+
+
+SAVED = """
+import json, sys
+from pathlib import Path
+from extraction.embedder import Embedder
+vector = Embedder(cache=Path(sys.argv[1])).embed_one(sys.argv[2])
+print(json.dumps({"eager": "sentence_transformers" in sys.modules, "vector": vector.tolist()}))
+"""
+
+
+def _in_a_fresh_process(cache: Path, text: str) -> dict[str, Any]:
+    out = subprocess.run(  # noqa: S603 - this interpreter
+        [sys.executable, "-c", SAVED, str(cache), text],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).parent.parent,
+    )
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def test_a_saved_trace_embeds_a_message_without_the_eager_model(
+    embedder: Embedder, tmp_path: Path
+) -> None:
+    """The first process traces the model and saves the trace; the next one embeds a message
+    through it without importing sentence-transformers (4.4 s of a one-shot command), and the
+    vector is the eager one's."""
+    text = "When did Dana move to Lisbon?"
+    first = _in_a_fresh_process(tmp_path, text)
+    assert first["eager"]  # nothing saved yet: traced from the eager model, then saved
+    assert sorted(p.suffix for p in tmp_path.iterdir()) == [".npy", ".pt"]
+    second = _in_a_fresh_process(tmp_path, text)
+    assert not second["eager"]
+    want = embedder.embed([text])[0]
+    assert abs(float(np.asarray(second["vector"], dtype=np.float32) @ want) - 1.0) < 1e-5
+
+
+def test_a_torn_saved_trace_is_traced_again(tmp_path: Path) -> None:
+    fresh = Embedder(cache=tmp_path)
+    assert fresh.trace() is not None
+    (model,) = tmp_path.glob("*.pt")
+    model.write_bytes(model.read_bytes()[: model.stat().st_size // 2])
+    again = Embedder(cache=tmp_path)
+    assert again.trace() is not None  # traced from the eager model, and saved whole again
+    assert Embedder(cache=tmp_path)._saved_trace() is not None
