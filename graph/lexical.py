@@ -56,7 +56,7 @@ WARM_AFTER = 64
 # 5.2, "sacramento" 3.9) is never evidence that the memory lacks what a message asks
 COMMON_ZIPF = 5.5
 # bytes per document id, per distinct term and per tail token held in Python objects, and per
-# document and per base token kept for the next rebuild (`nbytes`)
+# tail document kept for the next rebuild (`nbytes`; the base keeps its tokens in arrays)
 PER_DOCUMENT, PER_TERM, PER_TOKEN = 200, 190, 55
 PER_KEPT_DOCUMENT = 250
 DIGEST_BYTES = 16
