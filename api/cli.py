@@ -100,12 +100,20 @@ def serve(args: argparse.Namespace) -> int:
     threading.Thread(target=_stop_if_failed, args=(starting, server), daemon=True).start()
     # an operator who fixed what parked background work failed on replays it (docs/operations.md)
     signal.signal(signal.SIGHUP, lambda _signum, _frame: _replay(starting))
+    # uvicorn stops on SIGTERM and then raises the signal again with the handler it found: the
+    # default one ended the process before the runtime closed (no FAISS or BM25 file saved, the
+    # background work cut short); this one ends it through `finally`
+    signal.signal(signal.SIGTERM, _terminated)
     try:
         server.run()
     finally:
         starting.close()
     starting.runtime()  # a failed start raises its error here
     return 0
+
+
+def _terminated(_signum: int, _frame: object) -> None:
+    raise SystemExit(0)
 
 
 def _stop_if_failed(starting: Starting, server: uvicorn.Server) -> None:

@@ -110,3 +110,26 @@ def test_sigkill_during_remember_many(
         stop.set()
         sender.join(60)
     _verify(tmp_path, acknowledged, extractor, embedder)
+
+
+def test_sigterm_stops_the_service_cleanly_and_saves_its_caches(tmp_path: Path) -> None:
+    """`recollect serve` on SIGTERM (what a supervisor sends) closes its runtime before it ends:
+    uvicorn raised the signal again after its own shutdown, and the default handler ended the
+    process before the BM25 and FAISS files were saved or the background work finished."""
+    turns = [
+        {"userId": "term", "text": t, "speaker": "Ines"}
+        for t in ("I moved to Tartu in May.", "My dog Pepper loves the beach.")
+    ]
+    with served(tmp_path, timeout=120) as (process, base):
+        for query, variables in [
+            (REMEMBER_MANY, {"i": turns}),
+            ('{ context(userId: "term", message: "Where did I move?") { tokens } }', {}),
+        ]:
+            body = httpx.post(
+                f"{base}/graphql", json={"query": query, "variables": variables}, timeout=60
+            ).json()
+            assert not body.get("errors"), body
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(60) == 0
+    assert list((tmp_path / "lexical").glob("*.npz"))  # saved only by the clean stop
+    assert list((tmp_path / "vectors").glob("*.faiss"))
