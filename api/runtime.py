@@ -179,7 +179,7 @@ def start(
             int(settings.cache_mb * 2**20),
             parts.screen,
             merge_facts=settings.merge_facts,
-            lexical_files=parts.lexical,
+            files=parts.files,
         )
         # each user's index is reconciled on its first call; only files of gone users are swept
         # here, off the start-up path

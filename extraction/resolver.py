@@ -90,6 +90,16 @@ class RoleLink:
     key: str
 
 
+@dataclass(frozen=True)
+class Catalog:
+    """What a Resolver is built from: the graph's entities, role links and held candidates, or a
+    Resolver's own state exported (`Resolver.catalog`), as graph/catalog_files.py saves it."""
+
+    entities: tuple[KnownEntity, ...]
+    roles: tuple[RoleLink, ...]
+    candidates: tuple[tuple[str, tuple[str, ...]], ...]
+
+
 @dataclass
 class _Session:
     """What one session has said so far, latest last: the people it named (not its speakers;
@@ -159,6 +169,20 @@ class Resolver:
         for key, memory_ids in candidates:
             if key not in self.entities:
                 self.candidates[key] = list(memory_ids)
+
+    @classmethod
+    def from_catalog(cls, catalog: Catalog) -> Resolver:
+        return cls(catalog.entities, catalog.roles, ((k, list(m)) for k, m in catalog.candidates))
+
+    def catalog(self) -> Catalog:
+        """The entities, role links and candidates this resolver holds now, in the order they
+        were learned: a Resolver built from it resolves as one read from the graph at this
+        state would (the sessions' recent people and the batch's speakers are not kept)."""
+        return Catalog(
+            tuple(self.entities.values()),
+            tuple(RoleLink(o, r, k) for (o, r), keys in self.roles.items() for k in keys),
+            tuple((k, tuple(m)) for k, m in self.candidates.items()),
+        )
 
     # -- learning -------------------------------------------------------------------------------
 

@@ -33,8 +33,8 @@ from graph.write.policy import parse_policy as parse_policy
 
 if TYPE_CHECKING:  # the heavy parts load when they are built, not when the CLI parses arguments
     from extraction.protocols import TextEmbedder
+    from graph.cache_files import CacheFiles as CacheFiles
     from graph.export import ExportCounts as ExportCounts
-    from graph.lexical_files import LexicalFiles as LexicalFiles
     from graph.store import Store as Store
     from graph.vectors import VectorStore as VectorStore
     from graph.write.screen import Screen
@@ -63,7 +63,7 @@ class Parts:
     store: Store
     vectors: VectorStore
     screen: Screen
-    lexical: LexicalFiles  # users' BM25 indexes, saved beside the vectors
+    files: CacheFiles  # users' BM25 indexes and catalogues, saved beside the vectors
 
 
 def falkordb_server(uri: str) -> tuple[str, int, str] | None:
@@ -126,7 +126,7 @@ def assemble(executor: Executor, data_dir: Path, embedder: TextEmbedder, pii: Pi
     """The store on `executor`, the vectors under `data_dir` (for `embedder`'s vectors) and the
     screen of the storage policy `pii`; the presets' learnt rankers read (ModelError if one's
     file is missing or mismatched)."""
-    from graph.lexical_files import LexicalFiles
+    from graph.cache_files import CacheFiles
     from graph.recall.ranker import rankers
     from graph.store import Store
     from graph.vectors import VectorStore
@@ -137,7 +137,7 @@ def assemble(executor: Executor, data_dir: Path, embedder: TextEmbedder, pii: Pi
         Store(executor),
         VectorStore(data_dir / "vectors", embedder.dimensions, embedder.model_id),
         Screen(pii, load_detector),
-        LexicalFiles(data_dir / "lexical"),
+        CacheFiles.under(data_dir),
     )
 
 

@@ -27,12 +27,12 @@ from typing import Generic, TypeVar
 
 from extraction.keys import is_agent_voice
 from extraction.protocols import TextEmbedder
-from extraction.resolver import Resolver
+from extraction.resolver import Catalog, Resolver
 from graph.background import Background
+from graph.cache_files import CacheFiles
 from graph.follow import catch_up
 from graph.ids import MemoryId
 from graph.lexical import LexicalIndexes, Persisted
-from graph.lexical_files import LexicalFiles
 from graph.memory_facts import UserFacts
 from graph.reconcile import ReconcileReport, sweep
 from graph.records import Mark, MemoryFacts, RelationRecord
@@ -84,13 +84,14 @@ class UserCaches:
         background: Background,
         flush_seconds: float,
         cache_bytes: int = CACHE_MB * 2**20,
-        lexical_files: LexicalFiles | None = None,
+        files: CacheFiles | None = None,
     ) -> None:
         self._store = store
         self._flush_seconds = flush_seconds
         self._last_flush = 0.0
         self._last_lexical_save = 0.0
-        self._lexical_files = lexical_files
+        self._files = files
+        self._catalog_saved: dict[str, Mark] = {}  # the mark each user's catalogue file holds
         self.vectors = vectors
         self._embedder = embedder
         self._background = background
@@ -99,8 +100,8 @@ class UserCaches:
             schedule=lambda rebuild, user: background.run(rebuild, user, user=user),
             persisted=(
                 None
-                if lexical_files is None
-                else Persisted(lexical_files, store.change_log, store.memories_since)
+                if files is None
+                else Persisted(files.lexical, store.change_log, store.memories_since)
             ),
         )
         self.lock = threading.Lock()
@@ -115,6 +116,7 @@ class UserCaches:
         self._residency = Residency(cache_bytes)
         self._trimmer = Trimmer()
         self.reconciled = ReconcileReport()  # what following the store did since start
+        self.catalogs_loaded = 0  # catalogues taken from their files, since start
 
     # -- following the store (graph/follow.py) -------------------------------------------------
 
@@ -133,9 +135,10 @@ class UserCaches:
         process wrote); `mark` is the graph's, when just read."""
         if not self._residency.holds(user_id):
             # cold (never used, or evicted): the FAISS index comes from its file and is brought
-            # up to date below; anything else still held of the user is from before
+            # up to date below; anything else still held of the user is from before (the
+            # catalogue's file is used only at the graph's mark: it stays)
             self.lexical.drop(user_id)
-            self.forget_catalog(user_id)
+            self.forget_catalog(user_id, keep_file=True)
         held = self.vectors.mark(user_id)
         if held == (mark or self._store.change_mark(user_id)):
             return
@@ -183,12 +186,14 @@ class UserCaches:
 
     def _evict(self, user_id: str) -> None:
         """Lets the user go from memory, their indexes saved first (the caller holds `lock`)."""
+        mark = self.vectors.mark(user_id)
         saving = self.lexical.snapshot(user_id)
         if saving is not None:
-            self.lexical.write(saving, self.vectors.mark(user_id))
+            self.lexical.write(saving, mark)
+        self._save_catalog(user_id, mark)
         self.vectors.evict(user_id)
         self.lexical.drop(user_id)
-        self.forget_catalog(user_id)
+        self.forget_catalog(user_id, keep_file=True)
 
     def drop_user(self, user_id: str) -> None:
         """Everything held of a user who is gone (forgetUser; the caller holds `lock`)."""
@@ -207,25 +212,57 @@ class UserCaches:
             self.vectors.flush()
         if force or now - self._last_lexical_save >= LEXICAL_SAVE_SECONDS:
             self._last_lexical_save = now
-            for user_id in self.lexical.unsaved():
-                self.save_lexical(user_id, compact=force)
+            with self._catalog_lock:
+                catalogs = set(self._catalogs)
+            for user_id in {*self.lexical.unsaved(), *catalogs}:
+                self.save_files(user_id, compact=force)
 
-    def save_lexical(self, user_id: str, compact: bool = False) -> None:
-        """Saves the user's BM25 index with the mark it holds at least. An index holding removed
-        memories is compacted first: here when `compact` (the service is closing), else on the
-        background thread, which saves it when done."""
+    def save_files(self, user_id: str, compact: bool = False) -> None:
+        """Saves the user's BM25 index and catalogue with the mark they hold (at least, for
+        BM25). An index holding removed memories is compacted first: here when `compact` (the
+        service is closing), else on the background thread, which saves it when done."""
         if compact:
             self.lexical.compact(user_id)
-        with self.lock:  # the held mark is a lower bound of what the index holds under the lock
+        with self.lock:  # the held mark is a lower bound of what the caches hold under the lock
             saving = self.lexical.snapshot(user_id)
             mark = self.vectors.mark(user_id)
+            catalog = self._catalog_to_save(user_id, mark)
         if saving is not None:
             self.lexical.write(saving, mark)
         elif not compact and self.lexical.needs_compaction(user_id):
             self._background.run(self._compact_and_save, user_id, user=user_id)
+        self._write_catalog(user_id, catalog, mark)
 
     def _compact_and_save(self, user_id: str) -> None:
-        self.save_lexical(user_id, compact=True)
+        self.save_files(user_id, compact=True)
+
+    def _catalog_to_save(self, user_id: str, mark: Mark | None) -> tuple[Resolver, Catalog] | None:
+        """The user's held catalogue when its file does not hold it at `mark` yet (the caller
+        holds `lock`: no write patches it meanwhile)."""
+        if self._files is None or mark is None or mark.epoch is None:
+            return None
+        with self._catalog_lock:
+            resolver = self._catalogs.get(user_id)
+            if resolver is None or self._catalog_saved.get(user_id) == mark:
+                return None
+            return resolver, resolver.catalog()
+
+    def _save_catalog(self, user_id: str, mark: Mark | None) -> None:
+        """Saves the held catalogue now (the caller holds `lock`)."""
+        self._write_catalog(user_id, self._catalog_to_save(user_id, mark), mark)
+
+    def _write_catalog(
+        self, user_id: str, taken: tuple[Resolver, Catalog] | None, mark: Mark | None
+    ) -> None:
+        """Writes a catalogue taken by `_catalog_to_save`, unless it was dropped meanwhile (a
+        forget: the file must not name what was forgotten)."""
+        if taken is None or mark is None or self._files is None:
+            return
+        resolver, catalog = taken
+        with self._catalog_lock:
+            if self._catalogs.get(user_id) is resolver:
+                self._files.catalog.save(user_id, catalog, mark)
+                self._catalog_saved[user_id] = mark
 
     def holds(self, user_id: str) -> bool:
         return self._residency.holds(user_id)
@@ -261,7 +298,7 @@ class UserCaches:
     def sweep(self) -> None:
         """Drops the vector files of users the graph no longer holds (start-up, in the
         background: each user's index is otherwise reconciled on its first call)."""
-        sweep(self._store, self.vectors, self.reconciled, self._lexical_files)
+        sweep(self._store, self.vectors, self.reconciled, self._files)
 
     # -- catalogue and speakers ----------------------------------------------------------------
 
@@ -270,7 +307,7 @@ class UserCaches:
         with self._catalog_lock:
             resolver = self._catalogs.get(user_id)
             if resolver is None:
-                resolver = Resolver(
+                resolver = self._saved_catalog(user_id) or Resolver(
                     self._store.catalog(user_id),
                     self._store.role_catalog(user_id),
                     self._store.topic_candidates(user_id),
@@ -278,11 +315,30 @@ class UserCaches:
                 self._catalogs[user_id] = resolver
             return resolver
 
-    def forget_catalog(self, user_id: str, keep_facts: bool = False) -> None:
-        """Drops what is read again from the graph on the next call: the catalogue, the speaker
-        counts, the relations and (unless this process patched them) the memory facts."""
+    def _saved_catalog(self, user_id: str) -> Resolver | None:
+        """The catalogue a file holds at the graph's mark now (caller holds `_catalog_lock`)."""
+        if self._files is None:
+            return None
+        mark = self._store.change_mark(user_id)
+        saved = self._files.catalog.load(user_id, mark)
+        if saved is None:
+            return None
+        self._catalog_saved[user_id] = mark
+        self.catalogs_loaded += 1
+        return Resolver.from_catalog(saved)
+
+    def forget_catalog(
+        self, user_id: str, keep_facts: bool = False, keep_file: bool = False
+    ) -> None:
+        """Drops what is read again from the graph on the next call: the catalogue (and its
+        file, unless `keep_file`: it may name a forgotten entity), the speaker counts, the
+        relations and (unless this process patched them) the memory facts."""
         with self._catalog_lock:
             self._catalogs.pop(user_id, None)
+            if not keep_file:
+                self._catalog_saved.pop(user_id, None)
+                if self._files is not None:
+                    self._files.catalog.drop(user_id)
             self._speakers.pop(user_id, None)
             self._recent.pop(user_id, None)
             self._relations.held.pop(user_id, None)

@@ -17,7 +17,7 @@ import numpy as np
 
 from extraction.embedder import embedding_text
 from extraction.protocols import TextEmbedder
-from graph.lexical_files import LexicalFiles
+from graph.cache_files import CacheFiles
 from graph.records import StoredVector
 from graph.store import Store
 from graph.vectors import Vectors, VectorStore, decode_embedding, passage_vectors
@@ -95,17 +95,18 @@ def sweep(
     store: Store,
     vectors: VectorStore,
     report: ReconcileReport,
-    lexical: LexicalFiles | None = None,
+    files: CacheFiles | None = None,
 ) -> None:
-    """Drops the index files (FAISS, and BM25 when kept) of users the graph no longer holds
-    (forgotten through another process). Runs off the start-up path: it reads every user id
-    once."""
+    """Drops the index files (FAISS, and the BM25 and catalogue files when kept) of users the
+    graph no longer holds (forgotten through another process). Runs off the start-up path: it
+    reads every user id once."""
     stems = {VectorStore.stem_of(u) for u in store.users()}
     for stem in vectors.stored_stems() - stems:
         vectors.drop_stem(stem)
         report.dropped_indexes += 1
-    if lexical is not None:
-        for stem in lexical.stored_stems() - stems:
-            lexical.drop_stem(stem)
+    if files is not None:
+        for kept in (files.lexical, files.catalog):
+            for stem in kept.stored_stems() - stems:
+                kept.drop_stem(stem)
     if report.dropped_indexes:
         log.info("dropped %d vector indexes of users that are gone", report.dropped_indexes)

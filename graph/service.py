@@ -26,10 +26,10 @@ from collections.abc import Sequence
 from extraction.keys import ENTITY_TYPES
 from extraction.protocols import TextEmbedder, TextExtractor
 from graph.background import Background
+from graph.cache_files import CacheFiles
 from graph.caches import UserCaches
 from graph.errors import InvalidInput, NotFound
 from graph.ids import MemoryId as MemoryId
-from graph.lexical_files import LexicalFiles
 from graph.limits import MAX_PAGE, Limits
 from graph.model_threads import Models
 from graph.profile import view
@@ -74,14 +74,14 @@ class MemoryService:
         cache_bytes: int = CACHE_MB * 2**20,
         screen: Screen | None = None,
         merge_facts: bool = False,
-        lexical_files: LexicalFiles | None = None,
+        files: CacheFiles | None = None,
     ) -> None:
         self.store = store
         self.limits = limits
         self.background = Background()
         self.models = Models(extractor, embedder)
         self.caches = UserCaches(
-            store, vectors, embedder, self.background, flush_seconds, cache_bytes, lexical_files
+            store, vectors, embedder, self.background, flush_seconds, cache_bytes, files
         )
         # the storage policy for personal data and secrets; the default one unless given
         self.screen = screen or Screen(PiiPolicy(), load_detector)

@@ -131,5 +131,5 @@ def test_sigterm_stops_the_service_cleanly_and_saves_its_caches(tmp_path: Path) 
             assert not body.get("errors"), body
         process.send_signal(signal.SIGTERM)
         assert process.wait(60) == 0
-    assert list((tmp_path / "lexical").glob("*.npz"))  # saved only by the clean stop
+    assert list((tmp_path / "lexical").glob("*.bm25"))  # saved only by the clean stop
     assert list((tmp_path / "vectors").glob("*.faiss"))

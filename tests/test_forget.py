@@ -70,7 +70,7 @@ def test_forget_user_leaves_nothing(api: Api, remembered: list[dict[str, Any]]) 
     before_alice = runtime.store.count_memories(USER)
     assert runtime.vectors.count("zed") == 3
     api.ok('{ context(userId: "zed", message: "Where is Equinor?") { tokens } }')
-    runtime.service.caches.save_lexical("zed")  # the BM25 index on disk too
+    runtime.service.caches.save_files("zed")  # the BM25 index on disk too
     lexical = runtime.vectors.directory.parent / "lexical"
     assert list(lexical.glob(f"{runtime.vectors.stem_of('zed')}*"))
     assert api.ok('mutation { forgetUser(userId: "zed") }') == {"forgetUser": 3}

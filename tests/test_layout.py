@@ -84,6 +84,8 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
                 "graph.vectors",
                 "graph.lexical",
                 "graph.lexical_files",
+                "graph.catalog_files",
+                "graph.cache_files",
                 "graph.model_threads",
                 "graph.background",
                 "graph.residency",

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import bm25s
-import numpy as np
 import pytest
 
 from extraction.embedder import Embedder, embedding_text
@@ -147,7 +146,7 @@ def test_a_kill_before_the_rename_leaves_the_older_file_whole(
     with pytest.raises(KeyboardInterrupt):
         files.save("ann", _grown().snapshot()[0], MARK)
     monkeypatch.undo()
-    assert files.path("ann").with_suffix(".npz.tmp").exists()  # the half-done write
+    assert list(tmp_path.glob("*.tmp"))  # the half-done write
     found = files.load("ann")
     assert found is not None and found[1] == Mark("e1", 3)
     assert len(LexicalIndex.restore(found[0])) == 3
@@ -221,12 +220,13 @@ def test_a_restart_loads_the_index_and_answers_as_before(restarts: Restarts) -> 
     before = _answers(api)
     assert all(before)
     restarts.stop()  # a clean stop saves the index
-    files = list((restarts.data_dir / "lexical").glob("*.npz"))
+    files = list((restarts.data_dir / "lexical").glob("*.bm25"))
     assert len(files) == 1 and USER.encode() not in files[0].read_bytes()
     again = restarts.start()
     assert _answers(again) == before
-    lexical = again.runtime.service.caches.lexical
-    assert lexical.loaded == 1  # from the file, not the graph
+    caches = again.runtime.service.caches
+    assert caches.lexical.loaded == 1  # from the file, not the graph
+    assert caches.catalogs_loaded == 1  # the catalogue too: nothing changed since the stop
     restarts.stop()
 
 
@@ -238,8 +238,8 @@ def test_a_loaded_index_takes_the_changes_made_since_it_was_saved(restarts: Rest
     ids = [m["id"] for m in api.ok(REMEMBER_MANY, inputs=_inputs(HISTORY[:4]))["rememberMany"]]
     api.ok(CONTEXT, m="Who teaches chemistry?")
     caches = api.runtime.service.caches
-    caches.save_lexical(USER)  # the file now holds four memories
-    (path,) = (restarts.data_dir / "lexical").glob("*.npz")
+    caches.save_files(USER)  # the file now holds four memories
+    (path,) = (restarts.data_dir / "lexical").glob("*.bm25")
     lagging = path.read_bytes()
     api.ok(REMEMBER_MANY, inputs=_inputs(HISTORY[4:], start=4))
     api.ok(FORGET, id=ids[0])
@@ -265,13 +265,16 @@ def test_a_forgotten_memory_leaves_the_saved_index(restarts: Restarts) -> None:
     stored = api.ok(REMEMBER_MANY, inputs=_inputs(HISTORY))["rememberMany"]
     api.ok(CONTEXT, m="Where does Jonas work?")
     caches = api.runtime.service.caches
-    caches.save_lexical(USER)
+    caches.save_files(USER)
     folder = restarts.data_dir / "lexical"
-    assert any(b"glassblow" in p.read_bytes() for p in folder.glob("*.npz"))
+    assert any(b"glassblow" in p.read_bytes() for p in folder.glob("*.bm25"))
+    assert list((restarts.data_dir / "catalog").glob("*.json"))
     api.ok(FORGET, id=stored[4]["id"])  # "… works as a glassblower in Riga."
     assert not [p for p in folder.iterdir() if b"glassblow" in p.read_bytes()]
-    caches.save_lexical(USER, compact=True)
-    assert list(folder.glob("*.npz"))
+    # the catalogue's file named Jonas and Riga: it goes with the forget
+    assert not list((restarts.data_dir / "catalog").glob("*.json"))
+    caches.save_files(USER, compact=True)
+    assert list(folder.glob("*.bm25"))
     assert not [p for p in folder.iterdir() if b"glassblow" in p.read_bytes()]
     restarts.stop()
     again = restarts.start()
@@ -287,13 +290,13 @@ def test_a_torn_file_at_start_is_rebuilt_from_the_graph(restarts: Restarts) -> N
     api.ok(REMEMBER_MANY, inputs=_inputs(HISTORY))
     before = _answers(api)
     restarts.stop()
-    (path,) = (restarts.data_dir / "lexical").glob("*.npz")
+    (path,) = (restarts.data_dir / "lexical").glob("*.bm25")
     path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
     again = restarts.start()
     assert _answers(again) == before
     assert again.runtime.service.caches.lexical.loaded == 0
     restarts.stop()
-    assert np.load(path)["meta"] is not None  # written whole again at the clean stop
+    assert LexicalFiles(path.parent).load(USER) is not None  # written whole again at the stop
 
 
 def test_memory_texts_and_the_saved_tokens_agree() -> None:
@@ -307,9 +310,27 @@ def test_the_start_sweep_drops_files_of_users_the_graph_no_longer_holds(restarts
     api.ok(REMEMBER_MANY, inputs=_inputs(HISTORY[:2]))
     api.ok(CONTEXT, m="Who teaches chemistry?")
     caches = api.runtime.service.caches
-    caches.save_lexical(USER)
+    caches.save_files(USER)
     files = LexicalFiles(restarts.data_dir / "lexical")
     files.save("forgotten-elsewhere", LexicalIndex(IDS[:2], TEXTS[:2]).snapshot()[0], MARK)
     caches.sweep()
     assert files.path(USER).exists()
     assert not files.path("forgotten-elsewhere").exists()
+
+
+def test_a_catalogue_file_is_used_only_at_its_mark_and_a_torn_one_never(tmp_path: Path) -> None:
+    from extraction.model import KnownEntity
+    from extraction.resolver import Resolver
+    from graph.catalog_files import CatalogFiles
+
+    resolver = Resolver([KnownEntity("person:ines", "person", "Ines", ("Nessa",), 3)])
+    resolver.candidates["topic:cello"] = ["m1"]
+    files = CatalogFiles(tmp_path)
+    files.save("ann", resolver.catalog(), MARK)
+    loaded = files.load("ann", MARK)
+    assert loaded == resolver.catalog()
+    assert Resolver.from_catalog(loaded).resolve_key("person:nessa") == "person:ines"
+    assert files.load("ann", Mark("e1", MARK.seq + 1)) is None  # the graph moved on
+    assert files.load("ann", Mark("e2", MARK.seq)) is None
+    files.path("ann").write_text(files.path("ann").read_text()[:40])
+    assert files.load("ann", MARK) is None

@@ -1,0 +1,109 @@
+"""Users' entity catalogues on disk: `<data>/catalog/<sha256(user)>.json`, one file per user.
+
+A user's first call after a restart read the catalogue from the graph — the entities, role
+links and held candidate names a message is resolved against (extraction/resolver.py): on a
+50,000-memory user, 3.4 s of reads (graph/caches.py). The file holds the catalogue as the
+process held it (`Resolver.catalog`) with the change mark it was taken at. Unlike the BM25 file
+it is used only when the graph's mark is that mark: the catalogue is not patched from a delta (any
+change from elsewhere makes the service read it again, graph/follow.py), so a file of another
+mark is ignored and the graph read as before.
+
+Written to a temporary file and renamed (a crash leaves the older file whole); a torn file or
+one of another format is logged and ignored. The caller drops a user's file when their catalogue
+is dropped (a forget, a change from elsewhere), so no forgotten entity's name stays on disk.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+
+from extraction.model import KnownEntity
+from extraction.resolver import Catalog, RoleLink
+from graph.ids import user_stem
+from graph.records import Mark
+
+log = logging.getLogger("recollect.catalog")
+
+FORMAT = 1
+
+
+class CatalogFiles:
+    """Saves and loads users' catalogues under one directory."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+
+    def path(self, user_id: str) -> Path:
+        return self.directory / f"{user_stem(user_id)}.json"
+
+    def save(self, user_id: str, catalog: Catalog, mark: Mark) -> None:
+        body = {
+            "format": FORMAT,
+            "epoch": mark.epoch,
+            "seq": mark.seq,
+            "entities": [
+                [
+                    e.key,
+                    e.type,
+                    e.label,
+                    list(e.aliases),
+                    e.mention_count,
+                    e.gender,
+                    e.unnamed,
+                    e.plural,
+                ]
+                for e in catalog.entities
+            ],
+            "roles": [[r.owner, r.role, r.key] for r in catalog.roles],
+            "candidates": [[key, list(memories)] for key, memories in catalog.candidates],
+        }
+        path = self.path(user_id)
+        tmp = path.with_suffix(f".json.{os.getpid()}.tmp")
+        with tmp.open("w", encoding="utf-8") as out:
+            json.dump(body, out, ensure_ascii=False, separators=(",", ":"))
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+
+    def load(self, user_id: str, mark: Mark) -> Catalog | None:
+        """The user's saved catalogue when it was taken at `mark` (the graph's now); None when
+        there is none, it is of another mark, or it is unusable (logged)."""
+        path = self.path(user_id)
+        if not path.exists():
+            return None
+        try:
+            body = json.loads(path.read_text(encoding="utf-8"))
+            if body.get("format") != FORMAT:
+                log.info("a catalogue file of another format found; the graph is read")
+                return None
+            if Mark(body["epoch"], int(body["seq"])) != mark:
+                return None
+            return Catalog(
+                tuple(
+                    KnownEntity(k, t, label, tuple(aliases), int(n), gender, bool(u), bool(p))
+                    for k, t, label, aliases, n, gender, u, p in body["entities"]
+                ),
+                tuple(RoleLink(o, r, k) for o, r, k in body["roles"]),
+                tuple((key, tuple(memories)) for key, memories in body["candidates"]),
+            )
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            log.warning("unreadable catalogue file %s (%s); the graph is read", path.name, error)
+            return None
+
+    def drop(self, user_id: str) -> None:
+        """The user's file, and any a killed write left half done (it may name their entities)."""
+        path = self.path(user_id)
+        path.unlink(missing_ok=True)
+        for left in self.directory.glob(f"{path.name}.*.tmp"):
+            left.unlink(missing_ok=True)
+
+    def stored_stems(self) -> set[str]:
+        return {p.stem for p in self.directory.glob("*.json")}
+
+    def drop_stem(self, stem: str) -> None:
+        for left in self.directory.glob(f"{stem}.json*"):
+            left.unlink(missing_ok=True)
