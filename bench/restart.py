@@ -12,7 +12,8 @@ outside through GraphQL:
   3. *torn*: both cut to half their bytes first: refused, read from the graph again.
 
 Each start's first call is followed by --warm calls of other questions and by the first question
-again; the first call's answer (memory ids, in order) must equal that warm one's. The start's
+again; the first call's answer (memory ids, in order) must equal that warm one's, and the first
+start's. The start's
 seconds to a healthy /healthz are printed beside.
 
     python bench/restart.py [--size 50000] [--warm 10] [--cache DIR] [--any-build]
@@ -62,6 +63,7 @@ def one_start(data_dir: Path, questions: list[str]) -> dict[str, Any]:
         "first": first,
         "warm": statistics.median(warm),
         "same": answer == again,
+        "answer": answer,
     }
 
 
@@ -97,12 +99,16 @@ def main() -> None:
     rows.append(("torn files", one_start(data_dir, questions)))
 
     print(f"\n{args.size} memories of one user; {describe()}; files: {sizes}\n")
-    print("| start | /healthz after | first call | warm call (median) | first = warm answer |")
-    print("|---|---|---|---|---|")
+    print(
+        "| start | /healthz after | first call | warm call (median) | first = warm answer "
+        "| = the rebuilt start's |"
+    )
+    print("|---|---|---|---|---|---|")
     for name, row in rows:
         print(
             f"| {name} | {row['healthy']:.1f} s | {row['first']:.2f} s "
-            f"| {row['warm'] * 1000:.0f} ms | {'yes' if row['same'] else 'NO'} |"
+            f"| {row['warm'] * 1000:.0f} ms | {'yes' if row['same'] else 'NO'} "
+            f"| {'yes' if row['answer'] == rows[0][1]['answer'] else 'NO'} |"
         )
 
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict, deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -98,6 +98,9 @@ class Catalog:
     entities: tuple[KnownEntity, ...]
     roles: tuple[RoleLink, ...]
     candidates: tuple[tuple[str, tuple[str, ...]], ...]
+    # per entity, the slugs of its label and aliases, in order (slugifying 20,000 names again was
+    # most of building a big user's resolver); empty: made when learned
+    slugs: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass
@@ -162,6 +165,7 @@ class Resolver:
         # context call need not scan the catalogue; None: to be counted again (the top fell)
         self._most: int | None = 0
         self._said_here: set[str] = set()
+        self._slugs: dict[str, tuple[str, ...]] = {}  # key → the slugs of its label and aliases
         for entity in known:
             self.learn(entity)
         for link in roles:
@@ -172,7 +176,18 @@ class Resolver:
 
     @classmethod
     def from_catalog(cls, catalog: Catalog) -> Resolver:
-        return cls(catalog.entities, catalog.roles, ((k, list(m)) for k, m in catalog.candidates))
+        """The resolver a catalogue was taken of, its names' slugs taken from it when it has
+        them (slugifying every name again was most of building a big user's resolver)."""
+        resolver = cls()
+        slugs = catalog.slugs or ((),) * len(catalog.entities)
+        for entity, names in zip(catalog.entities, slugs, strict=True):
+            resolver.learn(entity, names or None)
+        for link in catalog.roles:
+            resolver._learn_role(link.owner, link.role, link.key)
+        for key, memory_ids in catalog.candidates:
+            if key not in resolver.entities:
+                resolver.candidates[key] = list(memory_ids)
+        return resolver
 
     def catalog(self) -> Catalog:
         """The entities, role links and candidates this resolver holds now, in the order they
@@ -182,11 +197,19 @@ class Resolver:
             tuple(self.entities.values()),
             tuple(RoleLink(o, r, k) for (o, r), keys in self.roles.items() for k in keys),
             tuple((k, tuple(m)) for k, m in self.candidates.items()),
+            tuple(self._slugs[key] for key in self.entities),
         )
 
     # -- learning -------------------------------------------------------------------------------
 
-    def learn(self, entity: KnownEntity) -> None:
+    def learn(self, entity: KnownEntity, slugs: Sequence[str] | None = None) -> None:
+        """Knows `entity` from now on; `slugs`, the slugs of its label and aliases when known
+        (a saved catalogue's), else made here."""
+        names = (entity.label, *entity.aliases)
+        made = tuple(slugs) if slugs is not None else tuple(slug(n) for n in names)
+        if len(made) != len(names):
+            raise ValueError(f"{len(made)} slugs for the {len(names)} names of {entity.key}")
+        self._slugs[entity.key] = made
         before = self.entities.get(entity.key)
         self.entities[entity.key] = entity
         if self._most is not None:
@@ -195,8 +218,7 @@ class Resolver:
             elif before is not None and before.mention_count == self._most:
                 self._most = None
         self._order.setdefault(entity.key, len(self._order))
-        for name in (entity.label, *entity.aliases):
-            name_slug = slug(name)
+        for name, name_slug in zip(names, made, strict=True):
             if name_slug:
                 self._names[name_slug].add(entity.key)
             if not entity.unnamed:
@@ -204,12 +226,9 @@ class Resolver:
                     self._initials[initials].add(entity.key)
         entity_type, value = split_key(entity.key)
         self._by_slug[value].add(entity.key)
-        for alias in entity.aliases:
-            alias_slug = slug(alias)
-            if alias_slug:
-                alias_key = make_key(entity_type, alias_slug)
-                if alias_key is not None:
-                    self._alias.setdefault(alias_key, entity.key)
+        for alias_slug in made[1:]:
+            if alias_slug:  # a slug is its own slug: the key needs no slugifying again
+                self._alias.setdefault(f"{entity_type}:{alias_slug}", entity.key)
         if entity_type == "person" and not entity.unnamed:
             self._first_names[value.split("_", 1)[0]].add(entity.key)
 

@@ -27,7 +27,7 @@ from graph.records import Mark
 
 log = logging.getLogger("recollect.catalog")
 
-FORMAT = 1
+FORMAT = 2
 
 
 class CatalogFiles:
@@ -60,6 +60,7 @@ class CatalogFiles:
             ],
             "roles": [[r.owner, r.role, r.key] for r in catalog.roles],
             "candidates": [[key, list(memories)] for key, memories in catalog.candidates],
+            "slugs": [list(names) for names in catalog.slugs],
         }
         path = self.path(user_id)
         tmp = path.with_suffix(f".json.{os.getpid()}.tmp")
@@ -82,14 +83,22 @@ class CatalogFiles:
                 return None
             if Mark(body["epoch"], int(body["seq"])) != mark:
                 return None
-            return Catalog(
+            catalog = Catalog(
                 tuple(
                     KnownEntity(k, t, label, tuple(aliases), int(n), gender, bool(u), bool(p))
                     for k, t, label, aliases, n, gender, u, p in body["entities"]
                 ),
                 tuple(RoleLink(o, r, k) for o, r, k in body["roles"]),
                 tuple((key, tuple(memories)) for key, memories in body["candidates"]),
+                tuple(tuple(names) for names in body["slugs"]),
             )
+            fits = len(catalog.slugs) == len(catalog.entities) and all(
+                len(names) == 1 + len(e.aliases)
+                for e, names in zip(catalog.entities, catalog.slugs, strict=True)
+            )
+            if not fits:
+                raise ValueError("the names' slugs do not fit the entities")
+            return catalog
         except (OSError, ValueError, KeyError, TypeError) as error:
             log.warning("unreadable catalogue file %s (%s); the graph is read", path.name, error)
             return None

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from extraction.model import (
     REF_PREFIX,
     Extraction,
@@ -460,3 +462,27 @@ def test_a_fact_about_someone_who_never_speaks_comes_from_any_speaker() -> None:
     resolver = Resolver()
     about_ann = Relation("person:ann", "MOVED_TO", "place:boston")
     assert _spoken(resolver, "Assistant", about_ann) == {("person:ann", "MOVED_TO", "place:boston")}
+
+
+def test_a_resolver_from_its_own_catalogue_knows_what_it_knew() -> None:
+    """A saved catalogue (graph/catalog_files.py) carries the names' slugs, so a big user's
+    resolver is built without slugifying every name again: built so, it holds the same indexes
+    as one learning the same entities."""
+    known = [
+        KnownEntity("person:mary_smith", "person", "Mary Smith", ("Mare", "M. Smith"), 4),
+        KnownEntity("person:ann", "person", "Ann", (), 2, gender="female"),
+        KnownEntity("person:ann_husband", "person", "Ann's husband", (), 1, unnamed=True),
+        KnownEntity("title:lord_of_the_rings", "title", "Lord of the Rings", ("LOTR",), 2),
+        KnownEntity("org:globex", "org", "Globex", ("Globex Corp.",), 3),
+    ]
+    roles = [RoleLink("person:ann", "husband", "person:ann_husband")]
+    resolver = Resolver(known, roles, [("topic:cello", ["m1", "m2"])])
+    rebuilt = Resolver.from_catalog(resolver.catalog())
+    for part in ("entities", "_alias", "_by_slug", "_first_names", "_names", "_initials"):
+        assert getattr(rebuilt, part) == getattr(resolver, part), part
+    assert rebuilt._order == resolver._order and rebuilt.roles == resolver.roles
+    assert rebuilt.candidates == resolver.candidates
+    assert rebuilt.resolve_key("person:mare") == "person:mary_smith"
+    assert "title:lord_of_the_rings" in rebuilt._initials["lotr"]
+    with pytest.raises(ValueError, match="slugs"):
+        Resolver().learn(known[0], ["mary_smith"])  # three names, one slug
