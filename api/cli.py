@@ -106,7 +106,10 @@ def serve(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, _terminated)
     try:
         server.run()
+    except SystemExit:  # SIGTERM: the server has stopped; close below
+        pass
     finally:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one must not cut the saves
         starting.close()
     starting.runtime()  # a failed start raises its error here
     return 0

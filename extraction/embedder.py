@@ -219,8 +219,10 @@ class Embedder:
                 if abs(float(self._traced_vector(traced, text) @ vector) - 1.0) > TRACE_TOLERANCE:
                     log.warning("saved trace %s strays; tracing again", model.name)
                     return None
-        except (OSError, RuntimeError, ValueError) as error:
+        except Exception as error:  # noqa: BLE001 - any unreadable cache is traced again
             log.warning("saved trace %s unreadable (%s); tracing again", model.name, error)
+            for path in (model, probes):
+                path.unlink(missing_ok=True)
             return None
         return traced
 
@@ -235,7 +237,11 @@ class Embedder:
             suffix = f".{os.getpid()}.tmp"
             with open(probes.with_name(probes.name + suffix), "wb") as out:
                 np.save(out, self.embed(list(TRACE_PROBES)))
+                out.flush()
+                os.fsync(out.fileno())
             torch.jit.save(traced, str(model.with_name(model.name + suffix)))
+            with open(model.with_name(model.name + suffix), "rb") as written:
+                os.fsync(written.fileno())
             os.replace(model.with_name(model.name + suffix), model)
             os.replace(probes.with_name(probes.name + suffix), probes)
         except (OSError, RuntimeError) as error:

@@ -52,8 +52,10 @@ def skip_unused_factories() -> None:
     (through catalogue's registry, spaCy's one way to list them); idempotent."""
     from spacy import util
 
-    points = util.registry._entry_point_factories
-    listed = points._get_entry_points
+    points: Any = getattr(util.registry, "_entry_point_factories", None)
+    listed = getattr(points, "_get_entry_points", None)
+    if listed is None:  # another spaCy or catalogue: nothing skipped, nothing broken
+        return
     if getattr(listed, "skips_unused", False):
         return
 

@@ -32,7 +32,7 @@ from graph.background import Background
 from graph.cache_files import CacheFiles
 from graph.follow import catch_up
 from graph.ids import MemoryId
-from graph.lexical import LexicalIndexes, Persisted
+from graph.lexical import LexicalIndexes, Persisted, Saving
 from graph.memory_facts import UserFacts
 from graph.reconcile import ReconcileReport, sweep
 from graph.records import Mark, MemoryFacts, RelationRecord
@@ -92,6 +92,7 @@ class UserCaches:
         self._last_lexical_save = 0.0
         self._files = files
         self._catalog_saved: dict[str, Mark] = {}  # the mark each user's catalogue file holds
+        self._catalog_drops: dict[str, int] = {}  # catalogue files dropped per user, since start
         self.vectors = vectors
         self._embedder = embedder
         self._background = background
@@ -188,9 +189,9 @@ class UserCaches:
         """Lets the user go from memory, their indexes saved first (the caller holds `lock`)."""
         mark = self.vectors.mark(user_id)
         saving = self.lexical.snapshot(user_id)
-        if saving is not None:
-            self.lexical.write(saving, mark)
-        self._save_catalog(user_id, mark)
+        taken = self._catalog_to_save(user_id, mark)
+        if saving is not None or taken is not None:  # written off the request path
+            self._background.run(self._write_files, user_id, saving, taken, mark, user=user_id)
         self.vectors.evict(user_id)
         self.lexical.drop(user_id)
         self.forget_catalog(user_id, keep_file=True)
@@ -203,9 +204,10 @@ class UserCaches:
         self._residency.forget(user_id)
 
     def flush(self, force: bool = False) -> None:
-        """Saves the FAISS files, at most every `flush_seconds` unless forced, and the BM25 files
-        at most every LEXICAL_SAVE_SECONDS: they are caches (brought up to the graph's mark when
-        loaded), so a crash between two saves loses nothing. Not called under `lock`."""
+        """Saves the FAISS files, at most every `flush_seconds` unless forced, and the changed
+        BM25 and catalogue files at most every LEXICAL_SAVE_SECONDS, on the background thread
+        (here when forced: the service is closing). They are caches, brought up to the graph's
+        mark when loaded, so a crash between two saves loses nothing. Not called under `lock`."""
         now = time.monotonic()
         if force or now - self._last_flush >= self._flush_seconds:
             self._last_flush = now
@@ -214,13 +216,16 @@ class UserCaches:
             self._last_lexical_save = now
             with self._catalog_lock:
                 catalogs = set(self._catalogs)
-            for user_id in {*self.lexical.unsaved(), *catalogs}:
-                self.save_files(user_id, compact=force)
+            for user_id in sorted({*self.lexical.unsaved(), *catalogs}):
+                if force:
+                    self.save_files(user_id, compact=True)
+                else:
+                    self._background.run(self.save_files, user_id, user=user_id)
 
     def save_files(self, user_id: str, compact: bool = False) -> None:
-        """Saves the user's BM25 index and catalogue with the mark they hold (at least, for
-        BM25). An index holding removed memories is compacted first: here when `compact` (the
-        service is closing), else on the background thread, which saves it when done."""
+        """Saves the user's BM25 index and catalogue, when changed, with the mark they hold (at
+        least, for BM25). An index holding removed memories is compacted first when `compact`;
+        else it waits for the compaction its removal scheduled (graph/lexical.py)."""
         if compact:
             self.lexical.compact(user_id)
         with self.lock:  # the held mark is a lower bound of what the caches hold under the lock
@@ -229,38 +234,41 @@ class UserCaches:
             catalog = self._catalog_to_save(user_id, mark)
         if saving is not None:
             self.lexical.write(saving, mark)
-        elif not compact and self.lexical.needs_compaction(user_id):
-            self._background.run(self._compact_and_save, user_id, user=user_id)
         self._write_catalog(user_id, catalog, mark)
 
-    def _compact_and_save(self, user_id: str) -> None:
-        self.save_files(user_id, compact=True)
+    def _write_files(
+        self,
+        user_id: str,
+        saving: Saving | None,
+        taken: tuple[int, Catalog] | None,
+        mark: Mark | None,
+    ) -> None:
+        if saving is not None:
+            self.lexical.write(saving, mark)
+        self._write_catalog(user_id, taken, mark)
 
-    def _catalog_to_save(self, user_id: str, mark: Mark | None) -> tuple[Resolver, Catalog] | None:
-        """The user's held catalogue when its file does not hold it at `mark` yet (the caller
-        holds `lock`: no write patches it meanwhile)."""
+    def _catalog_to_save(self, user_id: str, mark: Mark | None) -> tuple[int, Catalog] | None:
+        """The user's held catalogue, when its file does not hold it at `mark` yet, with the
+        count of the user's catalogue files dropped so far (the caller holds `lock`: no write
+        patches it meanwhile)."""
         if self._files is None or mark is None or mark.epoch is None:
             return None
         with self._catalog_lock:
             resolver = self._catalogs.get(user_id)
             if resolver is None or self._catalog_saved.get(user_id) == mark:
                 return None
-            return resolver, resolver.catalog()
-
-    def _save_catalog(self, user_id: str, mark: Mark | None) -> None:
-        """Saves the held catalogue now (the caller holds `lock`)."""
-        self._write_catalog(user_id, self._catalog_to_save(user_id, mark), mark)
+            return self._catalog_drops.get(user_id, 0), resolver.catalog()
 
     def _write_catalog(
-        self, user_id: str, taken: tuple[Resolver, Catalog] | None, mark: Mark | None
+        self, user_id: str, taken: tuple[int, Catalog] | None, mark: Mark | None
     ) -> None:
-        """Writes a catalogue taken by `_catalog_to_save`, unless it was dropped meanwhile (a
-        forget: the file must not name what was forgotten)."""
+        """Writes a catalogue taken by `_catalog_to_save`, unless the user's file was dropped
+        since it was taken (a forget: the file must not name what was forgotten)."""
         if taken is None or mark is None or self._files is None:
             return
-        resolver, catalog = taken
+        drops, catalog = taken
         with self._catalog_lock:
-            if self._catalogs.get(user_id) is resolver:
+            if self._catalog_drops.get(user_id, 0) == drops:
                 self._files.catalog.save(user_id, catalog, mark)
                 self._catalog_saved[user_id] = mark
 
@@ -337,6 +345,7 @@ class UserCaches:
             self._catalogs.pop(user_id, None)
             if not keep_file:
                 self._catalog_saved.pop(user_id, None)
+                self._catalog_drops[user_id] = self._catalog_drops.get(user_id, 0) + 1
                 if self._files is not None:
                     self._files.catalog.drop(user_id)
             self._speakers.pop(user_id, None)

@@ -65,7 +65,8 @@ class CatalogFiles:
         path = self.path(user_id)
         tmp = path.with_suffix(f".json.{os.getpid()}.tmp")
         with tmp.open("w", encoding="utf-8") as out:
-            json.dump(body, out, ensure_ascii=False, separators=(",", ":"))
+            # escaped: a label with a lone surrogate (bytes a client sent) is kept, not refused
+            json.dump(body, out, ensure_ascii=True, separators=(",", ":"))
             out.flush()
             os.fsync(out.fileno())
         os.replace(tmp, path)

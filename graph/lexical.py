@@ -678,18 +678,22 @@ class LexicalIndexes:
             self._maybe_rebuild(user_id, index)
 
     def remove(self, user_id: str, ids: Sequence[str]) -> None:
-        """Memories just deleted; call it after the graph write. The user's file goes at once:
-        it may hold their tokens (a compacted index is saved later)."""
-        self._drop_file(user_id)
+        """Memories just deleted; call it after the graph write. The user's file goes at once
+        (it may hold their tokens), and a base that held one is compacted on the background
+        thread: that also lets go of a loaded file's mapping, whose disk blocks outlive the
+        unlinked file while mapped (the compacted index is saved with the next save)."""
         with self._lock:
             index = self._indexes.get(user_id)
             if index is not None:
                 index.remove(ids)
             elif user_id in self._pending:
                 self._pending[user_id].append(("remove", list(ids), []))
-                return
-        if index is not None:
-            self._maybe_rebuild(user_id, index)
+        self._drop_file(user_id)
+        if index is None:
+            return
+        if index.removed_from_base() and self._schedule is not None:
+            self._schedule(self.compact, user_id)
+        self._maybe_rebuild(user_id, index)
 
     def _unindexed_grew(self, user_id: str, added: int) -> bool:
         """Counts memories written to a user without an index (the caller holds the lock);
@@ -774,11 +778,17 @@ class LexicalIndexes:
         """The user's held index as arrays to save, or None when there is nothing to save: no
         index held or persisted, or a base that holds removed memories (`compact` it first).
         The caller holds the lock that tells which mark the index holds at least, and writes
-        the snapshot with it outside that lock (`write`)."""
+        the snapshot with it outside that lock (`write`). An index its file holds already (not
+        changed since loaded or saved) is not taken again."""
         with self._lock:
             index = self._indexes.get(user_id)
             removals = self._removals.get(user_id, 0)
-        if index is None or self._persisted is None or index.removed_from_base():
+        if (
+            index is None
+            or self._persisted is None
+            or not index.unsaved
+            or index.removed_from_base()
+        ):
             return None
         return Saving(user_id, index, *index.snapshot(), removals)
 

@@ -36,8 +36,9 @@ from graph.records import Mark
 log = logging.getLogger("recollect.lexical")
 
 # bump when what a file holds or how its tokens are made changes
-FORMAT = 2
+FORMAT = 3
 MAGIC = b"RCLXBM25"
+ALIGN = 64  # the header and each array padded to this many bytes
 SUFFIX = ".bm25"
 ARRAYS = ("data", "indices", "indptr", "tokens", "offsets", "digests")
 
@@ -81,7 +82,7 @@ class LexicalFiles:
         offset = 0
         for name, array in arrays.items():
             layout[name] = [array.dtype.str, list(array.shape), offset]
-            offset += array.nbytes
+            offset += -(-array.nbytes // ALIGN) * ALIGN  # each array starts aligned
         header = json.dumps(
             {
                 "format": FORMAT,
@@ -96,8 +97,10 @@ class LexicalFiles:
         tmp = path.with_suffix(f"{SUFFIX}.{os.getpid()}.tmp")
         with tmp.open("wb") as out:
             out.write(MAGIC + len(header).to_bytes(8, "little") + header)
+            out.write(bytes(_pad(len(MAGIC) + 8 + len(header))))
             for array in arrays.values():
                 out.write(array.tobytes())
+                out.write(bytes(_pad(array.nbytes)))
             out.flush()
             os.fsync(out.fileno())
         os.replace(tmp, path)
@@ -148,28 +151,35 @@ class LexicalFiles:
             left.unlink(missing_ok=True)
 
 
+def _pad(size: int) -> int:
+    """Bytes from `size` to the next multiple of ALIGN."""
+    return -size % ALIGN
+
+
 def _mapped(path: Path) -> tuple[dict[str, Any], dict[str, npt.NDArray[Any]]]:
-    """A file's header and its arrays, mapped read-only; ValueError when it is not whole."""
+    """A file's header and its arrays, views of one read-only mapping of the file (one mapping
+    per user: a process may hold thousands); ValueError when it is not whole."""
     with path.open("rb") as handle:
         lead = handle.read(len(MAGIC) + 8)
         if len(lead) != len(MAGIC) + 8 or not lead.startswith(MAGIC):
             raise ValueError("not a BM25 index file")
         size = int.from_bytes(lead[len(MAGIC) :], "little")
         meta = json.loads(handle.read(size).decode("utf-8"))
+    if not isinstance(meta, dict):
+        raise ValueError("the header is no object")
     start = len(MAGIC) + 8 + size
+    start += _pad(start)
     if path.stat().st_size != start + int(meta["bytes"]):
         raise ValueError("the file is cut short or too long")
+    raw = np.asarray(np.memmap(path, dtype=np.uint8, mode="r"))
     arrays: dict[str, npt.NDArray[Any]] = {}
     for name, (dtype, shape, offset) in meta["arrays"].items():
         kind = np.dtype(dtype)
         if kind.hasobject:
             raise ValueError("an array of objects")
-        if int(np.prod(shape)) == 0:
-            arrays[name] = np.zeros(shape, dtype=kind)
-        else:
-            arrays[name] = np.memmap(
-                path, dtype=kind, mode="r", offset=start + int(offset), shape=tuple(shape)
-            )
+        count = int(np.prod(shape))
+        at = start + int(offset)
+        arrays[name] = raw[at : at + count * kind.itemsize].view(kind).reshape(shape)
     return meta, arrays
 
 

@@ -170,6 +170,10 @@ class VectorStore:
             entry.index = faiss.read_index(str(index_path))
             for memory_id, count in dict(meta.get("passages", {})).items():
                 entry.set_passages(str(memory_id), int(count))
+            # the index and its .json are renamed one after the other: a crash between leaves a
+            # pair that disagrees (passages without their count), rebuilt from the graph
+            if "ntotal" in meta and int(meta["ntotal"]) != int(entry.index.ntotal):
+                raise ValueError("the index and its .json disagree")
             if "seq" in meta:
                 entry.mark = Mark(meta.get("epoch"), int(meta["seq"]))
         except (OSError, ValueError, RuntimeError):
@@ -204,7 +208,11 @@ class VectorStore:
             faiss.write_index(entry.index, str(tmp))
             os.replace(tmp, index_path)
             meta_tmp = meta_path.with_suffix(".json.tmp")
-            meta: dict[str, Any] = {"model_id": self.model_id, "dims": self.dims}
+            meta: dict[str, Any] = {
+                "model_id": self.model_id,
+                "dims": self.dims,
+                "ntotal": int(entry.index.ntotal),
+            }
             if entry.passages:
                 meta["passages"] = entry.passages
             if entry.mark is not None:
@@ -330,13 +338,20 @@ class VectorStore:
             entry = self._get(user_id)
             if entry.index.ntotal == 0 or k <= 0:
                 return [[] for _ in range(len(queries))]
-            # a memory may be found by several of its vectors: ask for more, answer k memories
-            wanted = k + min(len(entry.owners), k)
-            scores, found = entry.index.search(np.ascontiguousarray(queries, np.float32), wanted)
-            owners = dict(entry.owners)
-        return [
-            _best_per_memory(ids, row, owners, k) for ids, row in zip(found, scores, strict=True)
-        ]
+            # a memory may be found by several of its vectors (passages): ask for more, twice as
+            # many each time, until every row has k memories or the index is exhausted
+            rows = np.ascontiguousarray(queries, np.float32)
+            total = int(entry.index.ntotal)
+            wanted = min(total, k + min(len(entry.owners), k))
+            while True:
+                scores, found = entry.index.search(rows, wanted)
+                hits = [
+                    _best_per_memory(ids, row, entry.owners, k)
+                    for ids, row in zip(found, scores, strict=True)
+                ]
+                if wanted >= total or all(len(h) >= k for h in hits):
+                    return hits
+                wanted = min(total, 2 * wanted)
 
     def passage_matrix(
         self, user_id: str, ids: Iterable[str]
@@ -348,7 +363,11 @@ class VectorStore:
             if not owned:
                 return [], np.zeros((0, self.dims), dtype=np.float32)
             keys = np.array([passage_id(m, n) for m, n in owned], dtype=np.int64)
-            return owned, entry.index.reconstruct_batch(keys)
+            try:
+                return owned, entry.index.reconstruct_batch(keys)
+            except RuntimeError:  # a passage the index lacks: never expected, never fatal
+                log.warning("a passage missing from a vector index; passages left out")
+                return [], np.zeros((0, self.dims), dtype=np.float32)
 
     def vectors(self, user_id: str, ids: Iterable[str]) -> dict[str, Vectors]:
         """Stored vectors of the given memories (those present in the index)."""

@@ -148,3 +148,13 @@ def test_a_torn_saved_trace_is_traced_again(tmp_path: Path) -> None:
     again = Embedder(cache=tmp_path)
     assert again.trace() is not None  # traced from the eager model, and saved whole again
     assert Embedder(cache=tmp_path)._saved_trace() is not None
+
+
+def test_an_empty_saved_trace_file_is_traced_again_not_fatal(tmp_path: Path) -> None:
+    """A power cut can leave a zero-length file behind a rename: the start must not fail."""
+    Embedder(cache=tmp_path).trace()
+    (probes,) = tmp_path.glob("*.npy")
+    probes.write_bytes(b"")
+    again = Embedder(cache=tmp_path)
+    assert again.trace() is not None
+    assert Embedder(cache=tmp_path)._saved_trace() is not None  # saved whole again

@@ -334,3 +334,15 @@ def test_a_catalogue_file_is_used_only_at_its_mark_and_a_torn_one_never(tmp_path
     assert files.load("ann", Mark("e2", MARK.seq)) is None
     files.path("ann").write_text(files.path("ann").read_text()[:40])
     assert files.load("ann", MARK) is None
+
+
+def test_a_catalogue_naming_a_lone_surrogate_is_saved_and_read_back(tmp_path: Path) -> None:
+    from extraction.model import KnownEntity
+    from extraction.resolver import Resolver
+    from graph.catalog_files import CatalogFiles
+
+    odd = KnownEntity("person:ana", "person", "Ana", ("An\udca0a",), 1)
+    catalog = Resolver([odd]).catalog()
+    files = CatalogFiles(tmp_path)
+    files.save("ann", catalog, MARK)
+    assert files.load("ann", MARK) == catalog

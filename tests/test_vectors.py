@@ -106,3 +106,15 @@ def test_a_memory_is_found_by_its_passages_counted_once_and_gone_with_it(tmp_pat
     assert again.remove("u", ids[:1]) == 1
     assert again.count("u") == 2 and again.passage_matrix("u", ids)[0] == []
     assert all(h[0] != ids[0] for h in again.search("u", vectors[5], 3))
+
+
+def test_a_search_answers_k_memories_however_many_passages_crowd_it(tmp_path: Path) -> None:
+    store = VectorStore(tmp_path, 8, "model-a")
+    vectors = _unit(6, seed=5)
+    ids = [f"00000000000000c{i}" for i in range(6)]
+    crowd = np.repeat(vectors[:1], 40, axis=0)  # 40 passages all nearest to the query
+    empty = np.zeros((0, 8), np.float32)
+    store.add("u", ids, vectors, [crowd, *([empty] * 5)])
+    hits = store.search("u", vectors[0], 3)
+    assert len(hits) == 3 and len({h[0] for h in hits}) == 3 and hits[0][0] == ids[0]
+    assert len(store.search("u", vectors[0], 10)) == 6  # every memory, none twice

@@ -264,12 +264,23 @@ class WritePipeline:
         processes answer with one id (graph/executor.py UNIQUE)."""
         for _ in range(CONFLICT_TRIES - 1):
             try:
-                return self._commit(user_id, batch, prepared, slots, now)
+                return self._commit_or_forget(user_id, batch, prepared, slots, now)
             except Conflict:
                 log.info("a write met another process's same input; checking again")
-                self._caches.forget_catalog(user_id)  # it may hold this batch's entities
                 prepared = replace(prepared, seen_at=None)
-        return self._commit(user_id, batch, prepared, slots, now)
+        return self._commit_or_forget(user_id, batch, prepared, slots, now)
+
+    def _commit_or_forget(
+        self, user_id: str, batch: list[NewMemory], prepared: _Prepared, slots: _Slots, now: float
+    ) -> bool:
+        """`_commit`; when it fails, the held catalogue goes: resolving the batch taught it
+        entities the graph never got, which a catalogue saved at the unchanged mark would keep
+        (graph/catalog_files.py)."""
+        try:
+            return self._commit(user_id, batch, prepared, slots, now)
+        except BaseException:
+            self._caches.forget_catalog(user_id)
+            raise
 
     def _commit(
         self, user_id: str, batch: list[NewMemory], prepared: _Prepared, slots: _Slots, now: float
