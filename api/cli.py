@@ -103,14 +103,19 @@ def serve(args: argparse.Namespace) -> int:
     # uvicorn stops on SIGTERM and then raises the signal again with the handler it found: the
     # default one ended the process before the runtime closed (no FAISS or BM25 file saved, the
     # background work cut short); this one ends it through `finally`
-    signal.signal(signal.SIGTERM, _terminated)
+    previous = signal.signal(signal.SIGTERM, _terminated)
     try:
         server.run()
     except SystemExit:  # SIGTERM: the server has stopped; close below
         pass
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one must not cut the saves
-        starting.close()
+        try:
+            starting.close()
+        finally:
+            # the caller's own again (a process running `serve` in-process keeps its handler,
+            # and its children do not inherit an ignored SIGTERM)
+            signal.signal(signal.SIGTERM, previous)
     starting.runtime()  # a failed start raises its error here
     return 0
 

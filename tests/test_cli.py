@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -139,10 +140,14 @@ def test_serve_on_a_busy_data_directory_exits_clearly(
 
     holder = EmbeddedEngine(tmp_path)
     holder.start()
+    before = signal.getsignal(signal.SIGTERM)
     try:
         port = str(free_port())
         assert cli.main(["serve", "--data-dir", str(tmp_path), "--port", port]) == 1
         assert "is in use by another Recollect service" in capsys.readouterr().err
+        # serve's own SIGTERM handling ends with it: an ignored SIGTERM left in this process
+        # was inherited by every child it started after (they could no longer be stopped)
+        assert signal.getsignal(signal.SIGTERM) == before
     finally:
         holder.stop()
 
