@@ -260,22 +260,25 @@ class _Base:
     def kept(self, n: int) -> Kept:
         return _kept_at(self.terms, self.tokens, self.offsets, self.digests, n)
 
-    def term_scores(self, term: str) -> Scores | None:
-        """Every base memory's score for one term (None when no base memory holds it)."""
+    def _column(self, term: str) -> slice | None:
+        """Where the term's column lies in `indices` and `data` (None: no base memory holds it)."""
         column = self.vocab.get(term)
         if column is None:
             return None
-        start, end = int(self.indptr[column]), int(self.indptr[column + 1])
+        return slice(int(self.indptr[column]), int(self.indptr[column + 1]))
+
+    def term_scores(self, term: str) -> Scores | None:
+        """Every base memory's score for one term (None when no base memory holds it)."""
+        span = self._column(term)
+        if span is None:
+            return None
         out = np.zeros(self.size)
-        out[self.indices[start:end]] = self.data[start:end]
+        out[self.indices[span]] = self.data[span]
         return out
 
     def holds(self, position: int, term: str) -> bool:
-        column = self.vocab.get(term)
-        if column is None:
-            return False
-        start, end = int(self.indptr[column]), int(self.indptr[column + 1])
-        return bool((self.indices[start:end] == position).any())
+        span = self._column(term)
+        return span is not None and bool((self.indices[span] == position).any())
 
     def nbytes(self) -> int:
         arrays = (self.data, self.indices, self.indptr, self.tokens, self.offsets, self.digests)
@@ -321,8 +324,7 @@ class LexicalIndex:
         self._removed_base: list[int] = []
         # the tail: per term, the tail positions holding it and their term frequencies
         self._postings: dict[str, list[tuple[int, int]]] = {}
-        self._tail_tokens: list[list[str]] = []
-        self._tail_kept: list[Kept] = []
+        self._tail_kept: list[Kept] = []  # the tail's memories' tokens, in tail order
         # changes made to the index (its building is the first), and how many a saved file holds
         self.version, self._saved_version = 1, 0
 
@@ -346,7 +348,7 @@ class LexicalIndex:
         measured with tracemalloc (tests/test_residency.py checks the estimate against a
         measurement)."""
         with self._lock:
-            tail = sum(len(doc) for doc in self._tail_tokens)
+            tail = sum(len(entry.tokens) for entry in self._tail_kept)
             return (
                 self._base.nbytes()
                 + PER_DOCUMENT * len(self._ids)
@@ -359,7 +361,7 @@ class LexicalIndex:
         """True when the tail or the removals exceed `floor` + `share` of the base."""
         limit = floor + share * self._base_size
         with self._lock:
-            return len(self._tail_tokens) > limit or len(self._removed) > limit
+            return len(self._tail_kept) > limit or len(self._removed) > limit
 
     def removed_from_base(self) -> bool:
         """Whether a memory of the base was removed: its tokens stay in the base's arrays until
@@ -446,11 +448,10 @@ class LexicalIndex:
                 if memory_id in self._positions:
                     continue
                 doc = entry.tokens
+                tail_position = len(self._tail_kept)
                 self._tail_kept.append(entry)
-                tail_position = len(self._tail_tokens)
                 self._positions[memory_id] = len(self._ids)
                 self._ids.append(memory_id)
-                self._tail_tokens.append(doc)
                 self._total_length += len(doc)
                 self.version += 1
                 for term, tf in Counter(doc).items():
@@ -541,13 +542,13 @@ class LexicalIndex:
 
     def _tail_scores(self, terms: list[str]) -> Scores:
         """Lucene BM25 of the tail, with document frequencies and lengths of base and tail."""
-        size = len(self._tail_tokens)
+        size = len(self._tail_kept)
         out = np.zeros(size)
         if not size:
             return out
         documents = len(self._ids)
         average = self._total_length / documents if documents else 1.0
-        lengths = np.fromiter((len(d) for d in self._tail_tokens), dtype=np.float64, count=size)
+        lengths = np.fromiter((len(e.tokens) for e in self._tail_kept), np.float64, count=size)
         norm = K1 * ((1 - B) + B * lengths / max(average, 1e-9))
         for term in terms:  # repeated terms count again, as in bm25s
             postings = self._postings.get(term)
@@ -595,8 +596,8 @@ class Persisted:
 class LexicalIndexes:
     """One LexicalIndex per user: loaded from its file (`persisted`) or built from the graph on
     first use, then kept in step by `add` and `remove`; rebuilt by `schedule` (the service's
-    background thread) once outgrown. Saving is the caller's (`save`, with the mark the index
-    holds at least, which only the caller's lock can tell)."""
+    background thread) once outgrown. Saving is the caller's (`snapshot` under the lock that
+    tells the mark the index holds at least, then `write` with that mark)."""
 
     def __init__(
         self,
@@ -762,12 +763,6 @@ class LexicalIndexes:
             index.add([r.id for r in rows], [embedding_text(r.text, r.speaker) for r in rows])
         self.loaded += 1
         return index
-
-    def needs_compaction(self, user_id: str) -> bool:
-        """Whether the user's held index holds removed memories in its base."""
-        with self._lock:
-            index = self._indexes.get(user_id)
-        return index is not None and index.removed_from_base()
 
     def unsaved(self) -> list[str]:
         """Users whose held index changed since it was built, loaded or saved."""
