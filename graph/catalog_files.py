@@ -17,28 +17,21 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-from pathlib import Path
 
 from extraction.model import KnownEntity
 from extraction.resolver import Catalog, RoleLink
-from graph.ids import user_stem
 from graph.records import Mark
+from graph.user_files import UserFiles
 
 log = logging.getLogger("recollect.catalog")
 
 FORMAT = 2
 
 
-class CatalogFiles:
+class CatalogFiles(UserFiles):
     """Saves and loads users' catalogues under one directory."""
 
-    def __init__(self, directory: Path) -> None:
-        self.directory = Path(directory)
-        self.directory.mkdir(parents=True, exist_ok=True)
-
-    def path(self, user_id: str) -> Path:
-        return self.directory / f"{user_stem(user_id)}.json"
+    suffix = ".json"
 
     def save(self, user_id: str, catalog: Catalog, mark: Mark) -> None:
         body = {
@@ -62,14 +55,9 @@ class CatalogFiles:
             "candidates": [[key, list(memories)] for key, memories in catalog.candidates],
             "slugs": [list(names) for names in catalog.slugs],
         }
-        path = self.path(user_id)
-        tmp = path.with_suffix(f".json.{os.getpid()}.tmp")
-        with tmp.open("w", encoding="utf-8") as out:
+        with self.replacing(user_id) as out:
             # escaped: a label with a lone surrogate (bytes a client sent) is kept, not refused
-            json.dump(body, out, ensure_ascii=True, separators=(",", ":"))
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
+            out.write(json.dumps(body, ensure_ascii=True, separators=(",", ":")).encode("ascii"))
 
     def load(self, user_id: str, mark: Mark) -> Catalog | None:
         """The user's saved catalogue when it was taken at `mark` (the graph's now); None when
@@ -103,17 +91,3 @@ class CatalogFiles:
         except (OSError, ValueError, KeyError, TypeError) as error:
             log.warning("unreadable catalogue file %s (%s); the graph is read", path.name, error)
             return None
-
-    def drop(self, user_id: str) -> None:
-        """The user's file, and any a killed write left half done (it may name their entities)."""
-        path = self.path(user_id)
-        path.unlink(missing_ok=True)
-        for left in self.directory.glob(f"{path.name}.*.tmp"):
-            left.unlink(missing_ok=True)
-
-    def stored_stems(self) -> set[str]:
-        return {p.stem for p in self.directory.glob("*.json")}
-
-    def drop_stem(self, stem: str) -> None:
-        for left in self.directory.glob(f"{stem}.json*"):
-            left.unlink(missing_ok=True)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +28,9 @@ import bm25s
 import numpy as np
 import numpy.typing as npt
 
-from graph.ids import user_stem
 from graph.lexical import DIGEST_BYTES, K1, B, Snapshot
 from graph.records import Mark
+from graph.user_files import UserFiles
 
 log = logging.getLogger("recollect.lexical")
 
@@ -56,22 +55,16 @@ def _tokenizer() -> dict[str, object]:
     }
 
 
-class LexicalFiles:
+class LexicalFiles(UserFiles):
     """Saves and loads users' index snapshots under one directory."""
 
-    def __init__(self, directory: Path) -> None:
-        self.directory = Path(directory)
-        self.directory.mkdir(parents=True, exist_ok=True)
-
-    def path(self, user_id: str) -> Path:
-        return self.directory / f"{user_stem(user_id)}{SUFFIX}"
+    suffix = SUFFIX
 
     def save(self, user_id: str, snapshot: Snapshot, mark: Mark) -> None:
         """Writes the snapshot and the mark it holds at least, atomically (temporary file,
         fsync, rename); an empty index removes the file instead."""
-        path = self.path(user_id)
         if not snapshot.ids:
-            path.unlink(missing_ok=True)
+            self.drop(user_id)
             return
         arrays = {
             "ids": _joined(snapshot.ids),
@@ -94,16 +87,12 @@ class LexicalFiles:
                 "bytes": offset,
             }
         ).encode("utf-8")
-        tmp = path.with_suffix(f"{SUFFIX}.{os.getpid()}.tmp")
-        with tmp.open("wb") as out:
+        with self.replacing(user_id) as out:
             out.write(MAGIC + len(header).to_bytes(8, "little") + header)
             out.write(bytes(_pad(len(MAGIC) + 8 + len(header))))
             for array in arrays.values():
                 out.write(array.tobytes())
                 out.write(bytes(_pad(array.nbytes)))
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
 
     def load(self, user_id: str) -> tuple[Snapshot, Mark] | None:
         """The user's saved snapshot (its arrays mapped, not read) and its mark; None when there
@@ -134,21 +123,6 @@ class LexicalFiles:
             )
             return None
         return snapshot, mark
-
-    def drop(self, user_id: str) -> None:
-        """The user's file, and any a killed write left half done (it may hold their words)."""
-        path = self.path(user_id)
-        path.unlink(missing_ok=True)
-        for left in self.directory.glob(f"{path.name}.*.tmp"):
-            left.unlink(missing_ok=True)
-
-    def stored_stems(self) -> set[str]:
-        """Stems of the files on disk (user ids are hashed)."""
-        return {p.stem for p in self.directory.glob(f"*{SUFFIX}")}
-
-    def drop_stem(self, stem: str) -> None:
-        for left in self.directory.glob(f"{stem}{SUFFIX}*"):
-            left.unlink(missing_ok=True)
 
 
 def _pad(size: int) -> int:

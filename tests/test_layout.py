@@ -83,6 +83,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
                 "graph.profile_store",
                 "graph.vectors",
                 "graph.lexical",
+                "graph.user_files",
                 "graph.lexical_files",
                 "graph.catalog_files",
                 "graph.cache_files",
