@@ -215,8 +215,9 @@ class UserCaches:
         if force or now - self._last_lexical_save >= LEXICAL_SAVE_SECONDS:
             self._last_lexical_save = now
             with self._catalog_lock:
-                catalogs = set(self._catalogs)
-            for user_id in sorted({*self.lexical.unsaved(), *catalogs}):
+                catalogs = {u: self._catalog_saved.get(u) for u in self._catalogs}
+            unsaved = {u for u, saved in catalogs.items() if saved != self.vectors.held_mark(u)}
+            for user_id in sorted({*self.lexical.unsaved(), *unsaved}):
                 if force:
                     self.save_files(user_id, compact=True)
                 else:
@@ -230,11 +231,9 @@ class UserCaches:
             self.lexical.compact(user_id)
         with self.lock:  # the held mark is a lower bound of what the caches hold under the lock
             saving = self.lexical.snapshot(user_id)
-            mark = self.vectors.mark(user_id)
+            mark = self.vectors.held_mark(user_id)
             catalog = self._catalog_to_save(user_id, mark)
-        if saving is not None:
-            self.lexical.write(saving, mark)
-        self._write_catalog(user_id, catalog, mark)
+        self._write_files(user_id, saving, catalog, mark)
 
     def _write_files(
         self,

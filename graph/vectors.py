@@ -94,17 +94,10 @@ def passage_vectors(
 ) -> list[Vectors]:
     """Each (text, speaker)'s passage vectors (zero rows for most texts), embedded in one batch."""
     texts = [passages(text, speaker) for text, speaker in items]
-    flat = embedder.embed([t for ts in texts for t in ts]) if any(texts) else None
-    out: list[Vectors] = []
-    at = 0
-    for ts in texts:
-        out.append(
-            flat[at : at + len(ts)]
-            if flat is not None
-            else np.zeros((0, embedder.dimensions), np.float32)
-        )
-        at += len(ts)
-    return out
+    flat = [t for ts in texts for t in ts]
+    rows = embedder.embed(flat) if flat else np.zeros((0, embedder.dimensions), np.float32)
+    ends = np.cumsum([len(ts) for ts in texts], dtype=np.int64)
+    return [rows[end - len(ts) : end] for ts, end in zip(texts, ends.tolist(), strict=True)]
 
 
 class _UserIndex:
@@ -243,6 +236,13 @@ class VectorStore:
     def mark(self, user_id: str) -> Mark | None:
         with self._lock:
             return self._get(user_id).mark
+
+    def held_mark(self, user_id: str) -> Mark | None:
+        """The mark of the user's index when it is held in memory; None, without loading it,
+        when it is not (a save that comes after the user's eviction has nothing to save)."""
+        with self._lock:
+            entry = self._users.get(user_id)
+            return None if entry is None else entry.mark
 
     def set_mark(self, user_id: str, mark: Mark) -> None:
         with self._lock:
