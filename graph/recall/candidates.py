@@ -15,9 +15,10 @@ from the graph.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -30,6 +31,8 @@ from graph.recall.request import ContextRequest
 from graph.recall.stages import Scored, Scorer, adjacency, collapse, neighbour_bonus, rank
 from graph.records import MemoryFacts
 from graph.request_cost import Laps
+
+Key = TypeVar("Key")
 
 
 @dataclass(frozen=True)
@@ -141,15 +144,26 @@ def fill_cosine(
     present, stored = reads.caches.vectors.matrix(user_id, missing)
     if not present:
         return
-    scores = stored @ queries.T  # one row per memory, one column per row of `queries`
-    if row_best is not None:
-        np.maximum(row_best, scores.max(axis=0), out=row_best)
-    best = scores.argmax(axis=1)
-    tops = scores[np.arange(len(present)), best]
-    for memory_id, column, top in zip(present, best.tolist(), tops.tolist(), strict=True):
+    for memory_id, column, top in _best_rows(present, stored, queries, row_best):
         cosine[memory_id] = top
         if column > 0 and by_part is not None:
             by_part.add(memory_id)
+
+
+def _best_rows(
+    keys: Sequence[Key],
+    stored: Vector,
+    queries: Vector,
+    row_best: npt.NDArray[np.float64] | None,
+) -> list[tuple[Key, int, float]]:
+    """Each stored vector's (one per key) best cosine over the rows of `queries` (the message,
+    then its parts) and that row's number; each row's best so far raised into `row_best`."""
+    scores = stored @ queries.T  # one row per stored vector, one column per row of `queries`
+    if row_best is not None:
+        np.maximum(row_best, scores.max(axis=0), out=row_best)
+    best = scores.argmax(axis=1)
+    tops = scores[np.arange(len(keys)), best]
+    return list(zip(keys, best.tolist(), tops.tolist(), strict=True))
 
 
 def raise_by_passages(
@@ -168,12 +182,7 @@ def raise_by_passages(
     owned, stored = reads.caches.vectors.passage_matrix(user_id, ids)
     if not owned:
         return
-    scores = stored @ queries.T
-    if row_best is not None:
-        np.maximum(row_best, scores.max(axis=0), out=row_best)
-    best = scores.argmax(axis=1)
-    tops = scores[np.arange(len(owned)), best]
-    for (memory_id, number), column, top in zip(owned, best.tolist(), tops.tolist(), strict=True):
+    for (memory_id, number), column, top in _best_rows(owned, stored, queries, row_best):
         # FAISS's hits already carry a memory's best vector's cosine: a passage equal to it (to
         # float32's precision) is the one that matched
         if top >= cosine.get(memory_id, -1.0) - 1e-6:
