@@ -146,8 +146,11 @@ class Resolver:
         self,
         known: Iterable[KnownEntity] = (),
         roles: Iterable[RoleLink] = (),
-        candidates: Iterable[tuple[str, list[str]]] = (),
+        candidates: Iterable[tuple[str, Sequence[str]]] = (),
+        slugs: Sequence[Sequence[str]] = (),
     ) -> None:
+        """`slugs`: per entity of `known`, the slugs of its label and aliases, when a saved
+        catalogue carries them (`from_catalog`); else each is made when learned."""
         self.entities: dict[str, KnownEntity] = {}
         self._alias: dict[str, str] = {}  # "<type>:<alias slug>" -> key
         self._by_slug: dict[str, set[str]] = defaultdict(set)
@@ -166,8 +169,10 @@ class Resolver:
         self._most: int | None = 0
         self._said_here: set[str] = set()
         self._slugs: dict[str, tuple[str, ...]] = {}  # key → the slugs of its label and aliases
-        for entity in known:
-            self.learn(entity)
+        listed = list(known)
+        named: Sequence[Sequence[str] | None] = slugs or [None] * len(listed)
+        for entity, names in zip(listed, named, strict=True):
+            self.learn(entity, names)
         for link in roles:
             self._learn_role(link.owner, link.role, link.key)
         for key, memory_ids in candidates:
@@ -178,16 +183,7 @@ class Resolver:
     def from_catalog(cls, catalog: Catalog) -> Resolver:
         """The resolver a catalogue was taken of, its names' slugs taken from it when it has
         them (slugifying every name again was most of building a big user's resolver)."""
-        resolver = cls()
-        slugs = catalog.slugs or ((),) * len(catalog.entities)
-        for entity, names in zip(catalog.entities, slugs, strict=True):
-            resolver.learn(entity, names or None)
-        for link in catalog.roles:
-            resolver._learn_role(link.owner, link.role, link.key)
-        for key, memory_ids in catalog.candidates:
-            if key not in resolver.entities:
-                resolver.candidates[key] = list(memory_ids)
-        return resolver
+        return cls(catalog.entities, catalog.roles, catalog.candidates, catalog.slugs)
 
     def catalog(self) -> Catalog:
         """The entities, role links and candidates this resolver holds now, in the order they
@@ -238,6 +234,7 @@ class Resolver:
         if known is None:
             return
         gone = self.entities.pop(alias_key, None)
+        self._slugs.pop(alias_key, None)
         if gone is not None:
             if gone.mention_count == self._most:
                 self._most = None
