@@ -22,23 +22,10 @@ from graph.lexical_files import LexicalFiles
 from graph.records import Mark
 from tests.conftest import Api, close_api, open_api
 from tests.documents import REMEMBER_MANY
+from tests.test_lexical import IDS, TEXTS, _raw
 
-TEXTS = [
-    "Ann: I started pottery classes in Boston last spring.",
-    "Ann: My sister Mary moved to Kyoto and loves hiking.",
-    "Ann: Tom works at Globex on Project Atlas.",
-    "Ann: We visited Lisbon with Mary in May.",
-    "Ann: Pottery is relaxing; the wheel is hard though.",
-    "Ann: Mary says Kyoto is lovely in autumn.",
-]
-IDS = [f"{i:016x}" for i in range(1, len(TEXTS) + 1)]
 QUERIES = ["Who does pottery?", "Where does Mary live? Kyoto?", "Globex Atlas", "Lisbon autumn"]
 MARK = Mark("e1", 7)
-
-
-def _raw(index: LexicalIndex, query: str) -> list[float]:
-    scores = index.scores(query)
-    return [scores.normalized(i) * scores.best for i in IDS]
 
 
 def _grown() -> LexicalIndex:
