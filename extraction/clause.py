@@ -163,6 +163,9 @@ UNREALISED = {
     "try",
     "attempt",
     "look",  # "looking to buy a house"
+    "aspire",  # "aspiring to become an engineer": no engineer yet
+    "strive",
+    "yearn",
 }
 # of these, only the infinitive is unrealised: "trying to fix it", "looking to buy a house"; not
 # "it looks amazing", "I tried it and loved it"

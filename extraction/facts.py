@@ -374,8 +374,10 @@ def _supporting(state: DocState, subjects: list[str], verb: Token) -> None:
             c for d in raised for c in pobjs(d, {"for", "to", "of"})
         ]
         causes = causes if raised else []
-    else:
+    elif lemma in {"advocate", "mentor"}:
         causes = pobjs(verb, {"for", "to"}) + dobjs(verb)
+    else:  # what one fights, campaigns, donates or fundraises *for*: "fought cancer" is against
+        causes = pobjs(verb, {"for", "to"})
     relate(state, subjects, "SUPPORTS", causes)
 
 

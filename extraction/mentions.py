@@ -518,7 +518,8 @@ class DocState:
         or role, an appositive's name; None for "you", "it" and anything else."""
         lower = token.lower_
         if lower in FIRST_PERSON:
-            return self.speaker_key
+            # "…said Liza. "We pleaded to help our brother."": a quoted "we" is whoever is quoted
+            return None if token.i in self.quoted else self.speaker_key
         if lower in SECOND_PERSON:
             return None
         if token.i in self.token_key:

@@ -155,7 +155,15 @@ NOT_FACTS: dict[str, tuple[str, ...]] = {
     ),
     "STUDIES": ("I learned a ton from it.",),
     "MOVED_TO": ("I moved on to a better habit.",),
-    "FAMILY_OF": ("My family is doing great.",),
+    "FAMILY_OF": (
+        "My family is doing great.",
+        'Liza said: "We pleaded with police to let us help our brother."',  # the quoted "our"
+    ),
+    "WORKS_AS": (
+        "I am aspiring to become an Electrical Engineer. Being an individual who enjoys a "
+        "dynamic environment, I aspire to get involved with projects.",
+    ),
+    "SUPPORTS": ("We have been fighting a frustrating battle with the council.",),  # against
     "PLAYS": ("I play a huge role in the club.",),
 }
 
