@@ -2,7 +2,8 @@
 
 spaCy (the extractor) and MiniLM (the embedder) are both CPU-bound; torch releases the GIL, so a
 batch is parsed on the extraction thread while the calling thread embeds it and the two share the
-cores instead of taking turns (docs/performance.md). A context call embeds its message, and the
+cores instead of taking turns (docs/performance.md); once the parse is done, the extraction thread
+embeds the chunks of the batch the calling thread has not reached. A context call embeds its message, and the
 parts of a message of several parts, on the query pool while its own thread reads the graph and
 parses the message; one text at a time goes through the traced model (`embed_one`), since the
 eager one holds the GIL through each layer's Python and took turns with the parse.
@@ -10,6 +11,7 @@ eager one holds the GIL through each layer's Python and took turns with the pars
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -23,6 +25,8 @@ from extraction.model import Extraction
 from extraction.protocols import TextEmbedder, TextExtractor
 
 Vector = npt.NDArray[np.float32]
+# texts per chunk a thread takes of a batch's embedding (`_Chunks`)
+EMBED_CHUNK = 32
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,52 @@ class Rows:
         """Drops the tasks not started (a failed call leaves no work queued)."""
         for task in self.tasks:
             task.cancel()
+
+
+class _Chunks:
+    """A batch's texts to embed, in chunks that two threads take in turn: the calling thread,
+    and the extraction thread once its parse is done. Each embeds on one torch thread (one fewer
+    than the cores, extraction/embedder.py model_threads), so a batch's embedding alone kept
+    the second core idle after the parse: on the bulk ingest of LoCoMo dev the parse took 18 s
+    of 48 and the calling thread's embedding 39 (docs/performance.md). Texts of a similar
+    length share a chunk (less padding). The other thread starts once this one has embedded a
+    chunk: the eager model's first call sets its tokenizer's truncation and padding, which two
+    threads must not set at once."""
+
+    def __init__(self, texts: list[str], embedder: TextEmbedder, size: int = EMBED_CHUNK) -> None:
+        self._texts = texts
+        self._embedder = embedder
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        self._chunks = [order[at : at + size] for at in range(0, len(order), size)]
+        self._rows: list[Vector | None] = [None] * len(self._chunks)
+        self._next = 0
+        self._lock = threading.Lock()
+        self.begun = threading.Event()
+
+    def work(self) -> None:
+        """Embeds chunks no thread has taken, until none is left."""
+        while True:
+            with self._lock:
+                n = self._next
+                if n >= len(self._chunks):
+                    return
+                self._next += 1
+            self._rows[n] = self._embedder.embed([self._texts[i] for i in self._chunks[n]])
+            self.begun.set()
+
+    def cancel(self) -> None:
+        """No chunk is taken any more (the calling thread failed)."""
+        with self._lock:
+            self._next = len(self._chunks)
+
+    def result(self) -> Vector:
+        """The vectors in the texts' order (every chunk embedded)."""
+        out = np.zeros((len(self._texts), self._embedder.dimensions), dtype=np.float32)
+        for chunk, rows in zip(self._chunks, self._rows, strict=True):
+            if rows is None:
+                raise RuntimeError("a chunk of the batch was not embedded")
+            out[chunk] = rows
+        return out
 
 
 class Models:
@@ -65,18 +115,39 @@ class Models:
         self, items: Sequence[tuple[str, str | None]]
     ) -> tuple[list[Extraction], Vector]:
         """Texts to store, as (text, speaker): their extractions (parsed on the extraction thread)
-        and their vectors ("Speaker: text", embedded on this one), side by side."""
-        extracting = self._extraction.submit(self.extractor.extract_many, list(items))
+        and their vectors ("Speaker: text", embedded on this one), side by side; once the parse
+        is done, the extraction thread embeds the chunks this one has not taken (`_Chunks`)."""
+        texts = [embedding_text(text, speaker) for text, speaker in items]
+        known = [self._ahead.get(text) for text in texts]
+        if texts and all(v is not None for v in known):
+            chunks = None
+            vectors = np.stack([v for v in known if v is not None])
+        else:
+            chunks = _Chunks(texts, self.embedder)
+        extracting = self._extraction.submit(self._read_then_help, list(items), chunks)
         try:
-            texts = [embedding_text(text, speaker) for text, speaker in items]
-            known = [self._ahead.get(text) for text in texts]
-            if texts and all(v is not None for v in known):
-                vectors = np.stack([v for v in known if v is not None])
-            else:
-                vectors = self.embedder.embed(texts)
+            if chunks is not None:
+                chunks.work()
+        except BaseException:
+            if chunks is not None:
+                chunks.cancel()
+            raise
         finally:
+            if chunks is not None:
+                chunks.begun.set()
             extractions = extracting.result()  # never leave spaCy working for a failed request
+        if chunks is not None:
+            vectors = chunks.result()
         return extractions, vectors
+
+    def _read_then_help(
+        self, items: list[tuple[str, str | None]], chunks: _Chunks | None
+    ) -> list[Extraction]:
+        extractions = self.extractor.extract_many(items)
+        if chunks is not None:
+            chunks.begun.wait()
+            chunks.work()
+        return extractions
 
     @contextmanager
     def embedded_ahead(self, items: Sequence[tuple[str, str | None]]) -> Iterator[None]:

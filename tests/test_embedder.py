@@ -3,8 +3,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import numpy as np
 import pytest
@@ -18,7 +21,7 @@ from extraction.embedder import (
     verify_weights,
 )
 from extraction.extractor import Extractor
-from graph.model_threads import Models
+from graph.model_threads import EMBED_CHUNK, Models
 
 
 def test_shipped_weights_verify() -> None:
@@ -100,6 +103,40 @@ def test_a_messages_parts_are_embedded_row_by_row_in_order(
         for row, part in zip(got, parts, strict=True):
             assert abs(float(row @ embedder.embed([part])[0]) - 1.0) < 1e-5
         assert models.embed_queries([]).result().shape == (0, DIMENSIONS)
+    finally:
+        models.close()
+
+
+def test_a_batch_is_embedded_by_both_threads_in_its_own_order(
+    extractor: Extractor, embedder: Embedder
+) -> None:
+    """A batch to store, of more texts than one chunk, of mixed lengths: the calling thread
+    and the extraction thread (after its parse) embed its chunks; every row is its own text's
+    vector, every extraction its own text's, in the batch's order, and both threads embedded."""
+    models = Models(extractor, embedder)
+    threads: set[str] = set()
+    embed = embedder.embed
+
+    def counted(texts: list[str]) -> np.ndarray:
+        threads.add(threading.current_thread().name)
+        time.sleep(0.05)  # a chunk takes a while, as a real one does: the other thread joins
+        return embed(texts)
+
+    try:
+        items = [
+            (
+                f"My sister Ana{'.' * (n % 7)} moved to Porto {'again ' * (n % 11)}in {1990 + n}.",
+                "Kim",
+            )
+            for n in range(3 * EMBED_CHUNK + 5)
+        ]
+        with patch.object(embedder, "embed", counted):
+            extractions, vectors = models.read_and_embed(items)
+        assert len(threads) == 2, threads
+        assert vectors.shape == (len(items), DIMENSIONS)
+        expected = embedder.embed([embedding_text(t, s) for t, s in items])
+        assert np.abs(vectors - expected).max() < 1e-5
+        assert [e.keys() for e in extractions] == [e.keys() for e in extractor.extract_many(items)]
     finally:
         models.close()
 
