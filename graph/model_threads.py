@@ -3,10 +3,11 @@
 spaCy (the extractor) and MiniLM (the embedder) are both CPU-bound; torch releases the GIL, so a
 batch is parsed on the extraction thread while the calling thread embeds it and the two share the
 cores instead of taking turns (docs/performance.md); once the parse is done, the extraction thread
-embeds the chunks of the batch the calling thread has not reached. A context call embeds its message, and the
-parts of a message of several parts, on the query pool while its own thread reads the graph and
-parses the message; one text at a time goes through the traced model (`embed_one`), since the
-eager one holds the GIL through each layer's Python and took turns with the parse.
+embeds the chunks of the batch the calling thread has not reached. A context call embeds its
+message, and the parts of a message of several parts, on the query pool while its own thread reads
+the graph and parses the message; one text at a time goes through the traced model
+(`embed_one`), since the eager one holds the GIL through each layer's Python and took turns with
+the parse.
 """
 
 from __future__ import annotations
