@@ -206,5 +206,6 @@ def start(
         # a long-lived process holds its users' caches: full collections skip what survived
         # the last one (graph/heap.py)
         assembly.freeze_survivors()
+        assembly.freeze_started()
         runtime.freezing = True
     return runtime

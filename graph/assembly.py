@@ -25,6 +25,7 @@ from graph.executor import BoltExecutor as BoltExecutor
 from graph.executor import Executor as Executor
 from graph.executor import FalkorExecutor as FalkorExecutor
 from graph.executor import Namespace as Namespace
+from graph.heap import freeze_started as freeze_started
 from graph.heap import freeze_survivors as freeze_survivors
 from graph.heap import stop_freezing as stop_freezing
 from graph.residency import CACHE_MB as CACHE_MB

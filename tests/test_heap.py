@@ -81,3 +81,13 @@ def test_the_hook_goes_with_its_last_user() -> None:
     assert heap._after_collection not in gc.callbacks
     gc.collect()
     assert heap.frozen() == 0
+
+
+def test_what_a_start_made_is_frozen_at_once(freezing: None) -> None:
+    """A serving start freezes what it made (graph/heap.py freeze_started): the first full pass
+    of a user's first call walks none of it, and the growth rule counts from there."""
+    made = [[i] for i in range(1000)]
+    heap.freeze_started()
+    tracked = {id(o) for o in gc.get_objects()}
+    assert id(made[0]) not in tracked and id(made[-1]) not in tracked
+    assert heap.frozen() >= len(made) and heap._walked >= len(made)  # counted at the start
