@@ -25,14 +25,20 @@ from __future__ import annotations
 
 import gc
 import threading
+import time
 from typing import Any
 
 # how far the frozen objects may grow before a full pass walks them all again
 GROWTH = 0.25
+# seconds between two counts of the frozen objects: `gc.get_freeze_count` walks the whole frozen
+# list (0.05 s at 600,000 objects), and a big user's first call sets off a run of full passes
+# (after the start's freeze, 0.27 s of its 1.1 s lookup went to counting)
+COUNT_SECONDS = 30.0
 
 _lock = threading.Lock()
 _users = 0  # runtimes that asked for the hook
 _walked = 0  # frozen objects right after the last full walk (0: no walk yet, or thawed)
+_counted_at = 0.0  # time.monotonic() of the last count
 
 
 def freeze_survivors() -> None:
@@ -52,11 +58,12 @@ def freeze_started() -> None:
     restart allocates its catalogue and held copies fast enough to set off full passes; with
     the start's objects frozen before it, its lookup took 0.84 s instead of 1.1 (in process, the
     50,000-memory user of docs/benchmarks.md "Restart")."""
-    global _walked
+    global _walked, _counted_at
     with _lock:
         gc.collect()
         gc.freeze()
         _walked = gc.get_freeze_count()
+        _counted_at = time.monotonic()
 
 
 def stop_freezing() -> None:
@@ -84,12 +91,16 @@ def frozen() -> int:
 
 
 def _after_collection(phase: str, info: dict[str, Any]) -> None:
-    global _walked
+    global _walked, _counted_at
     if phase != "stop" or info.get("generation") != 2:
         return
-    if _walked and gc.get_freeze_count() > _walked * (1 + GROWTH):
-        thaw()  # the next full pass walks everything, then freezes again
-        return
+    now = time.monotonic()
+    if _walked and now - _counted_at >= COUNT_SECONDS:
+        _counted_at = now
+        if gc.get_freeze_count() > _walked * (1 + GROWTH):
+            thaw()  # the next full pass walks everything, then freezes again
+            return
     gc.freeze()
     if not _walked:
         _walked = gc.get_freeze_count()
+        _counted_at = now

@@ -4,6 +4,7 @@ quarter (graph/heap.py). Process-wide state: each test leaves the collector as i
 from __future__ import annotations
 
 import gc
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -42,7 +43,10 @@ def test_a_full_collection_freezes_its_survivors_and_younger_ones_do_not(freezin
     assert id(long_lived[0]) not in tracked
 
 
-def test_growth_past_a_quarter_lets_the_next_full_pass_walk_everything(freezing: None) -> None:
+def test_growth_past_a_quarter_lets_the_next_full_pass_walk_everything(
+    freezing: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(heap, "COUNT_SECONDS", 0.0)  # every full pass counts
     gc.collect()
     walked = heap.frozen()
     grown = [[i] for i in range(int(walked * heap.GROWTH) + 1000)]
@@ -91,3 +95,27 @@ def test_what_a_start_made_is_frozen_at_once(freezing: None) -> None:
     tracked = {id(o) for o in gc.get_objects()}
     assert id(made[0]) not in tracked and id(made[-1]) not in tracked
     assert heap.frozen() >= len(made) and heap._walked >= len(made)  # counted at the start
+
+
+def test_full_passes_count_the_frozen_objects_at_most_once_a_window(
+    freezing: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Counting walks the whole frozen list: a run of full passes (a big user's first call)
+    counts once, then freezes without counting until the window has passed."""
+    counts: list[int] = []
+    count = gc.get_freeze_count
+
+    def counted() -> int:
+        counts.append(1)
+        return count()
+
+    gc.collect()  # the first walk: counted once, as the base of the growth rule
+    monkeypatch.setattr(heap.gc, "get_freeze_count", counted)
+    long_ago = time.monotonic() - heap.COUNT_SECONDS - 1
+    monkeypatch.setattr(heap, "_counted_at", long_ago)
+    for _ in range(5):
+        gc.collect()
+    assert len(counts) == 1  # the first pass after the window counted; the next four did not
+    monkeypatch.setattr(heap, "_counted_at", long_ago)  # the window has passed
+    gc.collect()
+    assert len(counts) == 2
