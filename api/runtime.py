@@ -125,13 +125,14 @@ def load_models(
     """Loads the spaCy pipeline and the embedder (unless given); a missing package or weights
     that fail verification become ModelError, which every entry point reports by its message.
     `serving`: a long-lived service, which traces the embedder for messages (`Embedder.trace`,
-    a second or two a one-shot command need not pay)."""
+    a second or two a one-shot command need not pay) and warms the extractor (`Extractor.warm`:
+    0.5 s a one-shot command's one message pays only in part, for what it uses)."""
     try:
         loaded = embedder or Embedder()
         if serving:  # a one-shot command loads what it uses when it first uses it
             loaded.load()
             loaded.trace()
-        return extractor or Extractor.load(), loaded
+        return extractor or Extractor.load(warm=serving), loaded
     except (ModelVerificationError, ImportError, OSError) as exc:
         raise ModelError(f"cannot load the models: {exc}") from exc
 
@@ -202,10 +203,8 @@ def start(
         raise
     runtime = Runtime(settings, executor, parts.store, parts.vectors, service, engine)
     runtime.watch_engine()
-    if serving:
-        # a long-lived process holds its users' caches: full collections skip what survived
-        # the last one (graph/heap.py)
-        assembly.freeze_survivors()
+    if serving:  # long-lived: full collections skip the start's objects and what survives
+        assembly.freeze_survivors()  # them (graph/heap.py)
         assembly.freeze_started()
         runtime.freezing = True
     return runtime

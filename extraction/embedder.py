@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import logging
 import os
+import sys
 import threading
 import warnings
 from collections.abc import Iterator, Sequence
@@ -21,9 +23,11 @@ import numpy.typing as npt
 WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2@" + WEIGHTS_SHA256[:12]
 DIMENSIONS = 384
-# how far a traced model's vector may stray from the eager one's before the trace is refused
+# how far the exported model's vector may stray from the eager one's before it is refused
 TRACE_TOLERANCE = 1e-5
-# texts the trace is checked on before it is used: lengths of one to past EMBEDDED_TOKENS pieces
+# the ONNX operator set the model is exported to (part of the saved file's name)
+ONNX_OPSET = 17
+# texts the export is checked on before it is used: lengths of one to past EMBEDDED_TOKENS pieces
 TRACE_PROBES = (
     "Hi",
     "What did I say about the trip to Lisbon last summer?",
@@ -32,6 +36,9 @@ TRACE_PROBES = (
 )
 
 log = logging.getLogger(__name__)
+
+# the embedding model's threads in this process (`use_threads`); None: not set
+_threads: int | None = None
 
 # word pieces of a text that are embedded (the rest is cut): the model's sentence-transformers
 # configuration allows 256 (MODEL_TOKENS); it was trained on sequences of at most 128, and a long
@@ -56,10 +63,34 @@ def model_threads(requested: int = 0) -> int:
 
 
 def use_threads(threads: int) -> None:
-    """Sets torch's pool for this process (it is process-wide: the last caller wins)."""
+    """Sets the embedding model's threads for this process (torch's pool is process-wide: the
+    last caller wins). Torch is not imported for it: a process that embeds only messages, through
+    the exported model, never loads torch; one that loads it later gets the setting then."""
+    global _threads
+    _threads = threads
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(threads)
+
+
+def _torch() -> Any:
+    """torch, imported with this process's threads set (`use_threads`)."""
     import torch
 
-    torch.set_num_threads(threads)
+    if _threads is not None and torch.get_num_threads() != _threads:
+        torch.set_num_threads(_threads)
+    return torch
+
+
+def _session(model: bytes) -> Any:
+    """An onnxruntime session of an exported model, on the embedding model's threads."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = _threads or model_threads()
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3  # its warnings about unused initialisers are noise here
+    return onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
 
 
 class ModelVerificationError(RuntimeError):
@@ -106,7 +137,7 @@ def _quiet(name: str) -> Iterator[None]:
 
 
 def trace_cache() -> Path:
-    """Where traced models are kept between processes: RECOLLECT_MODEL_CACHE, else
+    """Where exported models are kept between processes: RECOLLECT_MODEL_CACHE, else
     $XDG_CACHE_HOME/recollect (~/.cache/recollect)."""
     chosen = os.environ.get("RECOLLECT_MODEL_CACHE")
     if chosen:
@@ -127,8 +158,8 @@ class Embedder:
     ) -> None:
         """Verifies the weights; loads nothing else yet. The eager model (sentence-transformers,
         whose import alone took 4.4 s of a one-shot command) loads on the first batch `embed`; a
-        message (`embed_one`) goes through a trace of the model, loaded from `cache` (keyed by
-        the weights' hash and torch's version) when one is there."""
+        message (`embed_one`) goes through an ONNX export of the model, loaded from `cache`
+        (keyed by the weights' hash and the operator set) when one is there."""
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         self.path = path or model_dir()
@@ -148,6 +179,7 @@ class Embedder:
         """The eager sentence-transformers model, loaded on first use."""
         with self._eager_lock:
             if self._eager is None:
+                _torch()  # with this process's threads
                 from sentence_transformers import SentenceTransformer
 
                 model = SentenceTransformer(str(self.path), device="cpu")
@@ -172,122 +204,138 @@ class Embedder:
         return np.asarray(vectors, dtype=np.float32)
 
     def embed_one(self, text: str) -> Vectors:
-        """One text (a message to answer) through the traced model once `trace` has made one
-        (a long-lived service does at load; a one-shot command does not pay for it); else as
-        `embed`. The eager path holds the GIL through the Python of every
-        layer, so a message's embedding and its spaCy parse took turns (33 + 17 = 49 ms side by
-        side, docs/performance.md); the traced graph runs in C++ without it (24 ms side by
-        side) and equals the eager vector to 1e-7."""
+        """One text (a message to answer) through the exported model once `trace` has one (a
+        long-lived service exports it at load and saves it; a one-shot command loads the saved
+        one, or exports it if none is saved); else as `embed`. The eager path holds the GIL
+        through the Python of every layer, so a message's embedding and its spaCy parse took
+        turns (33 + 17 = 49 ms side by side, docs/performance.md); the exported graph runs in
+        onnxruntime's C++ without it, and without importing torch (1.1 s of a one-shot
+        command): it equals the eager vector to 1e-5."""
         traced = self._traced if self._trace_tried else self.trace()
         if traced is None:
             return np.asarray(self.embed([text])[0], dtype=np.float32)
         return self._traced_vector(traced, text)
 
     def trace(self) -> Any:
-        """The transformer traced once with TorchScript for one text at a time (no padding, so
-        no mask-dependent branch is baked in), checked on TRACE_PROBES against the eager
-        vectors; None when tracing fails or strays (then `embed_one` stays eager). A trace
-        saved by an earlier process is loaded instead when it gives the eager vectors it was
-        saved with; one made here is saved for the next."""
+        """The transformer exported once to ONNX for one text at a time and run by
+        onnxruntime, checked on TRACE_PROBES against the eager vectors; None when the export
+        fails or strays (then `embed_one` stays eager). One saved by an earlier process is
+        loaded instead when it gives the eager vectors it was saved with; one made here is
+        saved for the next."""
         with self._trace_lock:
             if not self._trace_tried:
                 self._trace_tried = True
                 self._traced = self._saved_trace()
                 if self._traced is None:
                     self._traced = self._checked_trace()
-                    if self._traced is not None:
-                        self._save_trace(self._traced)
             return self._traced
 
     def _trace_paths(self) -> tuple[Path, Path]:
-        import torch
-
-        stem = f"minilm-{WEIGHTS_SHA256[:16]}-torch{torch.__version__}"
-        return self._cache / f"{stem}.pt", self._cache / f"{stem}.probes.npy"
+        stem = f"minilm-{WEIGHTS_SHA256[:16]}-onnx{ONNX_OPSET}"
+        return self._cache / f"{stem}.onnx", self._cache / f"{stem}.probes.npy"
 
     def _saved_trace(self) -> Any:
-        """The trace an earlier process saved, if it gives the vectors saved beside it."""
-        import torch
-
+        """The exported model an earlier process saved, if it gives the vectors saved beside
+        it; a file that does not is deleted."""
         model, probes = self._trace_paths()
         if not model.exists() or not probes.exists():
             return None
         try:
-            traced = torch.jit.load(str(model))  # type: ignore[no-untyped-call]
+            session = _session(model.read_bytes())
             want = np.load(probes, allow_pickle=False)
             for text, vector in zip(TRACE_PROBES, want, strict=True):
-                if abs(float(self._traced_vector(traced, text) @ vector) - 1.0) > TRACE_TOLERANCE:
-                    log.warning("saved trace %s strays; tracing again", model.name)
-                    return None
-        except Exception as error:  # noqa: BLE001 - any unreadable cache is traced again
-            log.warning("saved trace %s unreadable (%s); tracing again", model.name, error)
+                if abs(float(self._traced_vector(session, text) @ vector) - 1.0) > TRACE_TOLERANCE:
+                    raise ValueError("its vectors stray from the eager ones it was saved with")
+        except Exception as error:  # noqa: BLE001 - any unusable file is exported again
+            log.warning("saved model %s unusable (%.300s); exporting again", model.name, error)
             for path in (model, probes):
                 path.unlink(missing_ok=True)
             return None
-        return traced
+        return session
 
-    def _save_trace(self, traced: Any) -> None:
-        """Saves a checked trace and the eager vectors of the probes (temporary files renamed:
+    def _save_trace(self, exported: bytes, eager: Vectors) -> None:
+        """Saves a checked export and the eager vectors of the probes (temporary files renamed:
         a process reading meanwhile finds the old pair or the new one, never half of one)."""
-        import torch
-
         model, probes = self._trace_paths()
+        suffix = f".{os.getpid()}.tmp"
         try:
             self._cache.mkdir(parents=True, exist_ok=True)
-            suffix = f".{os.getpid()}.tmp"
-            with open(probes.with_name(probes.name + suffix), "wb") as out:
-                np.save(out, self.embed(list(TRACE_PROBES)))
-                out.flush()
-                os.fsync(out.fileno())
-            torch.jit.save(traced, str(model.with_name(model.name + suffix)))
-            with open(model.with_name(model.name + suffix), "rb") as written:
-                os.fsync(written.fileno())
+            for path, write in (
+                (probes, lambda out: np.save(out, eager)),
+                (model, lambda out: out.write(exported)),
+            ):
+                with open(path.with_name(path.name + suffix), "wb") as out:
+                    write(out)
+                    out.flush()
+                    os.fsync(out.fileno())
             os.replace(model.with_name(model.name + suffix), model)
             os.replace(probes.with_name(probes.name + suffix), probes)
-        except (OSError, RuntimeError) as error:
-            log.warning("could not save the trace in %s (%s)", self._cache, error)
+        except OSError as error:
+            log.warning("could not save the exported model in %s (%s)", self._cache, error)
 
     def _checked_trace(self) -> Any:
-        import torch
-
+        """Exports the eager model's transformer (torch's TorchScript-based exporter, which
+        traces one text: no padding, so no mask-dependent branch is baked in), runs it on the
+        probes, and keeps it when it gives the eager vectors."""
         try:
-            features = self._model.preprocess([TRACE_PROBES[1]])
-            # the tracer warns that shape checks become constants, and that TorchScript is
-            # deprecated: the probes below check the first, the eager fallback covers the second
-            with torch.inference_mode(), warnings.catch_warnings(), _quiet("transformers"):
-                warnings.simplefilter("ignore")
-                traced = torch.jit.trace(  # type: ignore[no-untyped-call]
-                    self._model[0].auto_model,
-                    (features["input_ids"], features["attention_mask"]),
-                    strict=False,
-                )
-                traced = torch.jit.freeze(traced.eval())
+            exported = self._exported()
+            session = _session(exported)
             eager = self.embed(list(TRACE_PROBES))
             for text, want in zip(TRACE_PROBES, eager, strict=True):
-                if abs(float(self._traced_vector(traced, text) @ want) - 1.0) > TRACE_TOLERANCE:
-                    log.warning("traced embedder strays from the eager one; staying eager")
+                if abs(float(self._traced_vector(session, text) @ want) - 1.0) > TRACE_TOLERANCE:
+                    log.warning("exported embedder strays from the eager one; staying eager")
                     return None
-        except Exception as error:  # an unsupported torch or transformers: stay eager
-            log.warning("embedder could not be traced (%s); staying eager", error)
+        except Exception as error:  # an unsupported torch, onnx or onnxruntime: stay eager
+            # the head of the message: torch's can print a whole weight matrix
+            log.warning("embedder could not be exported (%.300s); staying eager", error)
             return None
-        return traced
+        self._save_trace(exported, eager)
+        return session
 
-    def _traced_vector(self, traced: Any, text: str) -> Vectors:
-        """The traced transformer's token vectors, mean-pooled and L2-normalised as the model's
-        sentence-transformers configuration does (modules.json: Transformer, mean Pooling,
-        Normalize), the text tokenised by the model's own tokenizer.json as sentence-transformers
-        tokenises one text (stripped, cut at `max_tokens`, no padding)."""
-        import torch
+    def _exported(self) -> bytes:
+        torch = _torch()
+        transformer = self._model[0].auto_model
 
+        class Hidden(torch.nn.Module):  # type: ignore[misc,name-defined]
+            """The transformer's token vectors from (ids, mask), positionally: the exporter
+            passes inputs by position, and the model's third is not the mask."""
+
+            def __init__(self, inner: Any) -> None:
+                super().__init__()
+                self.inner = inner  # a submodule: its weights are exported as weights
+
+            def forward(self, ids: Any, mask: Any) -> Any:
+                return self.inner(input_ids=ids, attention_mask=mask)[0]
+
+        features = self._model.preprocess([TRACE_PROBES[1]])
+        out = io.BytesIO()
+        # the exporter warns that shapes become constants and that it is deprecated: the probes
+        # check the first, the eager fallback covers the second
+        with torch.no_grad(), warnings.catch_warnings(), _quiet("transformers"):
+            warnings.simplefilter("ignore")
+            torch.onnx.export(
+                Hidden(transformer).eval(),
+                (features["input_ids"], features["attention_mask"]),
+                out,
+                input_names=["input_ids", "attention_mask"],
+                output_names=["hidden"],
+                dynamic_axes={"input_ids": {1: "tokens"}, "attention_mask": {1: "tokens"}},
+                opset_version=ONNX_OPSET,
+                dynamo=False,
+            )
+        return out.getvalue()
+
+    def _traced_vector(self, session: Any, text: str) -> Vectors:
+        """The exported transformer's token vectors, mean-pooled and L2-normalised as the
+        model's sentence-transformers configuration does (modules.json: Transformer, mean
+        Pooling, Normalize), the text tokenised by the model's own tokenizer.json as
+        sentence-transformers tokenises one text (stripped, cut at `max_tokens`, no padding)."""
         encoded = self._tokenize(text)
-        ids = torch.tensor([encoded.ids], dtype=torch.long)
-        mask = torch.tensor([encoded.attention_mask], dtype=torch.long)
-        with torch.inference_mode():
-            out = traced(ids, mask)
-            hidden = out["last_hidden_state"] if isinstance(out, dict) else out[0]
-            pooled = hidden[0].mean(dim=0)
-            vector = pooled / pooled.norm().clamp(min=1e-12)
-        return np.asarray(vector.numpy(), dtype=np.float32)
+        ids = np.asarray([encoded.ids], dtype=np.int64)
+        mask = np.asarray([encoded.attention_mask], dtype=np.int64)
+        hidden = session.run(None, {"input_ids": ids, "attention_mask": mask})[0][0]
+        pooled = hidden.mean(axis=0, dtype=np.float64)
+        return np.asarray(pooled / max(float(np.linalg.norm(pooled)), 1e-12), dtype=np.float32)
 
     def _tokenize(self, text: str) -> Any:
         if self._tokenizer is None:

@@ -59,9 +59,12 @@ class Extractor:
         self.max_chars = max_chars
 
     @classmethod
-    def load(cls) -> Extractor:
+    def load(cls, warm: bool = True) -> Extractor:
+        """The pipeline, loaded; `warm`: and what its first use would load (`warm`), which a
+        one-shot command leaves to its one message (that pays only for what it uses)."""
         extractor = cls(load_pipeline())
-        extractor.warm()
+        if warm:
+            extractor.warm()
         return extractor
 
     def warm(self) -> None:

@@ -67,23 +67,25 @@ def test_embedding_text_carries_the_speaker() -> None:
 def test_one_text_through_the_traced_model_is_the_eager_vector(
     embedder: Embedder, text: str
 ) -> None:
-    """The message path (`embed_one`) runs a TorchScript trace of the model: it must give the
-    batch path's vector, for texts short, long (cut at the embedded window) and not English."""
-    assert embedder.trace() is not None  # this torch traces: the fast path is the one tested
+    """The message path (`embed_one`) runs an ONNX export of the model in onnxruntime: it
+    must give the batch path's vector, for texts short, long (cut at the embedded window) and
+    not English."""
+    assert embedder.trace() is not None  # this torch exports: the fast path is the one tested
     one = embedder.embed_one(text)
     assert one.shape == (DIMENSIONS,) and one.dtype == np.float32
     assert abs(float(one @ embedder.embed([text])[0]) - 1.0) < 1e-5
 
 
 def test_a_trace_that_strays_is_refused(
-    embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+    embedder: Embedder, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """A trace whose vectors differ from the eager model's (a library change baking a shape into
-    the graph) is not used: `embed_one` falls back to the batch path."""
-    fresh = Embedder()
+    """An export whose vectors differ from the eager model's (a library change baking a shape
+    into the graph) is not used, nor saved: `embed_one` falls back to the batch path."""
+    fresh = Embedder(cache=tmp_path)
     assert fresh._traced is None  # nothing traced until asked: a one-shot command stays eager
     monkeypatch.setattr(fresh, "_traced_vector", lambda traced, text: -fresh.embed([text])[0])
     assert fresh.trace() is None
+    assert list(tmp_path.iterdir()) == []
     vector = fresh.embed_one("When did Dana move to Lisbon?")
     assert float(vector @ embedder.embed(["When did Dana move to Lisbon?"])[0]) > 0.9999
 
@@ -146,7 +148,8 @@ import json, sys
 from pathlib import Path
 from extraction.embedder import Embedder
 vector = Embedder(cache=Path(sys.argv[1])).embed_one(sys.argv[2])
-print(json.dumps({"eager": "sentence_transformers" in sys.modules, "vector": vector.tolist()}))
+print(json.dumps({"eager": "sentence_transformers" in sys.modules, "torch": "torch" in sys.modules,
+                  "vector": vector.tolist()}))
 """
 
 
@@ -164,15 +167,15 @@ def _in_a_fresh_process(cache: Path, text: str) -> dict[str, Any]:
 def test_a_saved_trace_embeds_a_message_without_the_eager_model(
     embedder: Embedder, tmp_path: Path
 ) -> None:
-    """The first process traces the model and saves the trace; the next one embeds a message
-    through it without importing sentence-transformers (4.4 s of a one-shot command), and the
-    vector is the eager one's."""
+    """The first process exports the model and saves it; the next one embeds a message
+    through it without importing sentence-transformers (4.4 s of a one-shot command) or torch
+    (1.1 s), and the vector is the eager one's."""
     text = "When did Dana move to Lisbon?"
     first = _in_a_fresh_process(tmp_path, text)
-    assert first["eager"]  # nothing saved yet: traced from the eager model, then saved
-    assert sorted(p.suffix for p in tmp_path.iterdir()) == [".npy", ".pt"]
+    assert first["eager"]  # nothing saved yet: exported from the eager model, then saved
+    assert sorted(p.suffix for p in tmp_path.iterdir()) == [".npy", ".onnx"]
     second = _in_a_fresh_process(tmp_path, text)
-    assert not second["eager"]
+    assert not second["eager"] and not second["torch"]
     want = embedder.embed([text])[0]
     assert abs(float(np.asarray(second["vector"], dtype=np.float32) @ want) - 1.0) < 1e-5
 
@@ -180,10 +183,10 @@ def test_a_saved_trace_embeds_a_message_without_the_eager_model(
 def test_a_torn_saved_trace_is_traced_again(tmp_path: Path) -> None:
     fresh = Embedder(cache=tmp_path)
     assert fresh.trace() is not None
-    (model,) = tmp_path.glob("*.pt")
+    (model,) = tmp_path.glob("*.onnx")
     model.write_bytes(model.read_bytes()[: model.stat().st_size // 2])
     again = Embedder(cache=tmp_path)
-    assert again.trace() is not None  # traced from the eager model, and saved whole again
+    assert again.trace() is not None  # exported from the eager model, and saved whole again
     assert Embedder(cache=tmp_path)._saved_trace() is not None
 
 

@@ -286,9 +286,29 @@ def test_loading_the_pipeline_imports_neither_presidio_nor_transformers() -> Non
 
     probe = (
         "import sys; from extraction.pipeline import load_pipeline; load_pipeline(); "
-        "print([m for m in ('presidio_analyzer', 'transformers') if m in sys.modules])"
+        "print([m for m in ('presidio_analyzer', 'transformers', 'torch') if m in sys.modules])"
     )
     loaded = subprocess.run(
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert loaded.stdout.strip().splitlines()[-1] == "[]", loaded.stdout
+
+
+def test_spacy_is_loaded_without_torch_and_torch_imports_after_it() -> None:
+    """thinc imports torch on its own import (1.1 s of every command) for wrappers our pipeline
+    never uses; extraction/__init__.py hides torch from it. The pipeline parses without torch,
+    and torch still imports afterwards, as the eager embedder needs it."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys; from extraction.extractor import Extractor; "
+        "x = Extractor.load(warm=False); "
+        "facts = x.extract('My sister Ana moved to Porto.', 'Kim').relations; "
+        "before = 'torch' in sys.modules; import torch, thinc.compat; "
+        "print(before, thinc.compat.has_torch, torch.ones(2).sum().item(), len(facts) > 0)"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert loaded.stdout.strip().splitlines()[-1] == "False False 2.0 True", loaded.stdout
