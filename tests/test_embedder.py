@@ -198,3 +198,14 @@ def test_an_empty_saved_trace_file_is_traced_again_not_fatal(tmp_path: Path) -> 
     again = Embedder(cache=tmp_path)
     assert again.trace() is not None
     assert Embedder(cache=tmp_path)._saved_trace() is not None  # saved whole again
+
+
+def test_an_export_that_cannot_be_saved_is_still_used(embedder: Embedder, tmp_path: Path) -> None:
+    """A cache that cannot be written (here a file where the directory should be) loses the
+    saved copy, not the fast path: the export runs from memory."""
+    blocked = tmp_path / "cache"
+    blocked.write_text("not a directory")
+    fresh = Embedder(cache=blocked)
+    assert fresh.trace() is not None
+    text = "When did Dana move to Lisbon?"
+    assert abs(float(fresh.embed_one(text) @ embedder.embed([text])[0]) - 1.0) < 1e-5
