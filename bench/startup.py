@@ -1,6 +1,7 @@
 """How long a fresh process of the `recollect` command takes to answer (issue 57): an argument
 error, `context` end to end on a 60-turn user of real text, `recollect mcp` from its start to
-the tool list, and `recollect serve` from its start to /healthz's first answer and to ready;
+the tool list, and `recollect serve` from its start to /healthz's first answer and to ready, then
+where `context`'s seconds go (the longest imports, and cProfile's longest calls of ours);
 beside them, in the same run, the baselines: a bare Python start and the models alone
 (importing and loading spaCy's pipeline and the embedder, nothing of ours).
 
@@ -178,6 +179,51 @@ def main() -> None:
             print(f"\n{repo}\n\n| command | median | min | max |\n|---|---|---|---|")
             for name, run in _commands(repo, data, question, args.turns).items():
                 print(_row(name, [run() for _ in range(args.runs)]), flush=True)
+        where_context_goes(here, data, question, Path(tmp))
+
+
+def where_context_goes(repo: Path, data: Path, question: str, tmp: Path) -> None:
+    """Where `context`'s seconds go in the last checkout: one run under `-X importtime` (the
+    imports that take longest, with what they import) and one under cProfile (the calls of ours
+    and the waits that take longest, cumulative)."""
+    ask = ["-m", "api.cli", "context", "--user", "bench", question, "--data-dir", str(data)]
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", *ask],
+        cwd=repo,
+        env=_env(repo),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    imports: list[tuple[int, str]] = []
+    for line in done.stderr.splitlines():
+        if line.startswith("import time:") and line.count("|") == 2:
+            _, cumulative, raw = line.split("|")
+            depth = (len(raw) - len(raw.lstrip()) - 1) // 2  # two spaces a level
+            if cumulative.strip().isdigit() and depth <= 1:  # top level and the next
+                imports.append((int(cumulative), raw.strip()))
+    print("\nwhere `context` goes: the longest imports (cumulative)\n\n| import | s |\n|---|---|")
+    for micros, name in sorted(imports, reverse=True)[:8]:
+        print(f"| `{name}` | {micros / 1e6:.2f} |")
+    stats = tmp / "context.prof"
+    subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(stats), *ask],
+        cwd=repo,
+        env=_env(repo),
+        capture_output=True,
+        check=True,
+    )
+    import pstats
+
+    table = pstats.Stats(str(stats)).stats  # type: ignore[attr-defined]
+    rows = [
+        (cumulative, f"{Path(file).name}:{line} {function}")
+        for (file, line, function), (_, _, _, cumulative, _) in table.items()
+        if str(repo) in file or function in {"<method 'acquire' of '_thread.lock' objects>"}
+    ]
+    print("\nand the longest calls of ours (cProfile, cumulative)\n\n| call | s |\n|---|---|")
+    for seconds, name in sorted(rows, reverse=True)[:12]:
+        print(f"| `{name}` | {seconds:.2f} |")
 
 
 if __name__ == "__main__":
