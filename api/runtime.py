@@ -124,9 +124,10 @@ def load_models(
 ) -> tuple[Extractor, Embedder]:
     """Loads the spaCy pipeline and the embedder (unless given); a missing package or weights
     that fail verification become ModelError, which every entry point reports by its message.
-    `serving`: a long-lived service, which traces the embedder for messages (`Embedder.trace`,
-    a second or two a one-shot command need not pay) and warms the extractor (`Extractor.warm`:
-    0.5 s a one-shot command's one message pays only in part, for what it uses)."""
+    `serving`: a long-lived service, which loads the embedder's export for messages
+    (`Embedder.trace`; the first on a machine exports it, some seconds) and warms the extractor
+    (`Extractor.warm`: 0.5 s a one-shot command's one message pays only in part, for what it
+    uses)."""
     try:
         loaded = embedder or Embedder()
         if serving:  # a one-shot command loads what it uses when it first uses it

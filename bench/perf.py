@@ -207,7 +207,7 @@ def in_process(data_dir: Path, questions: list[str]) -> dict[str, Any]:
     from graph.recall.retrieval import ContextRequest, retrieve
     from graph.request_cost import counting
 
-    # serving: the message is embedded by the traced model, as in the service measured beside
+    # serving: the message is embedded by the exported model, as in the service measured beside
     runtime = start(Settings(data_dir=data_dir), serving=True)
     try:
         service = runtime.service

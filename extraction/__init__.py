@@ -7,8 +7,9 @@ installed, for wrappers of torch models that our pipeline (en_core_web_sm: thinc
 layers) never uses: 1.1 s of every command, and a one-shot command embeds its message through
 onnxruntime without torch (extraction/embedder.py). So thinc is imported here, before anything of
 this package imports spaCy, with torch hidden from it: thinc records that it has no torch, and
-torch imports as usual afterwards (the eager embedder loads it for batches). A process that has
-imported torch already is left as it is.
+torch imports as usual afterwards (the eager embedder loads it for batches). thinc's torch
+interop (spacy-transformers, the `_trf` pipelines) is off for the whole process, which uses
+neither. A process that has imported torch already is left as it is.
 """
 
 from __future__ import annotations
@@ -20,4 +21,5 @@ if "thinc" not in sys.modules and "torch" not in sys.modules:
     try:
         import thinc.compat  # noqa: F401
     finally:
-        del sys.modules["torch"]
+        if sys.modules.get("torch", 0) is None:
+            del sys.modules["torch"]

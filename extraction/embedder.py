@@ -11,6 +11,7 @@ import io
 import logging
 import os
 import sys
+import tempfile
 import threading
 import warnings
 from collections.abc import Iterator, Sequence
@@ -73,6 +74,12 @@ def use_threads(threads: int) -> None:
         torch.set_num_threads(threads)
 
 
+def embedding_threads() -> int:
+    """The threads the embedding model runs on in this process (`use_threads`, else the
+    default)."""
+    return _threads or model_threads()
+
+
 def _torch() -> Any:
     """torch, imported with this process's threads set (`use_threads`)."""
     import torch
@@ -88,7 +95,7 @@ def _session(model: bytes | Path) -> Any:
     import onnxruntime
 
     options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = _threads or model_threads()
+    options.intra_op_num_threads = embedding_threads()
     options.inter_op_num_threads = 1
     options.log_severity_level = 3  # its warnings about unused initialisers are noise here
     source = str(model) if isinstance(model, Path) else model
@@ -212,7 +219,7 @@ class Embedder:
         through the Python of every layer, so a message's embedding and its spaCy parse took
         turns (33 + 17 = 49 ms side by side, docs/performance.md); the exported graph runs in
         onnxruntime's C++ without it, and without importing torch (1.1 s of a one-shot
-        command): it equals the eager vector to 1e-5."""
+        command): its cosine to the eager vector is within 1e-5 of 1."""
         traced = self._traced if self._trace_tried else self.trace()
         if traced is None:
             return np.asarray(self.embed([text])[0], dtype=np.float32)
@@ -226,10 +233,11 @@ class Embedder:
         saved for the next."""
         with self._trace_lock:
             if not self._trace_tried:
+                traced = self._saved_trace()
+                self._traced = traced if traced is not None else self._checked_trace()
+                # only now: `embed_one` reads the flag without the lock, and a message embedded
+                # while the saved model loads must wait for it, not load the eager model
                 self._trace_tried = True
-                self._traced = self._saved_trace()
-                if self._traced is None:
-                    self._traced = self._checked_trace()
             return self._traced
 
     def _trace_paths(self) -> tuple[Path, Path]:
@@ -249,33 +257,43 @@ class Embedder:
                 if abs(float(self._traced_vector(session, text) @ vector) - 1.0) > TRACE_TOLERANCE:
                     raise ValueError("its vectors stray from the eager ones it was saved with")
         except Exception as error:  # noqa: BLE001 - any unusable file is exported again
+            # not deleted: another process may have renamed a good pair in since; the export
+            # replaces it
             log.warning("saved model %s unusable (%.300s); exporting again", model.name, error)
-            for path in (model, probes):
-                path.unlink(missing_ok=True)
             return None
         return session
 
     def _save_trace(self, exported: bytes, eager: Vectors) -> bool:
-        """Saves a checked export and the eager vectors of the probes (temporary files renamed:
-        a process reading meanwhile finds the old pair or the new one, never half of one);
-        False when the cache cannot be written."""
+        """Saves a checked export and the eager vectors of the probes, each written to a
+        temporary file of its own (processes sharing the cache, even with one pid in their
+        containers, never write one file) and renamed over the old; False when the cache cannot
+        be written. The trace files of earlier versions (TorchScript, `.pt`) of these weights
+        go."""
         model, probes = self._trace_paths()
-        suffix = f".{os.getpid()}.tmp"
+        written: list[tuple[str, Path]] = []
         try:
             self._cache.mkdir(parents=True, exist_ok=True)
             for path, write in (
                 (probes, lambda out: np.save(out, eager)),
                 (model, lambda out: out.write(exported)),
             ):
-                with open(path.with_name(path.name + suffix), "wb") as out:
+                handle, temporary = tempfile.mkstemp(
+                    dir=self._cache, prefix=path.name, suffix=".tmp"
+                )
+                written.append((temporary, path))
+                with os.fdopen(handle, "wb") as out:
                     write(out)
                     out.flush()
                     os.fsync(out.fileno())
-            os.replace(model.with_name(model.name + suffix), model)
-            os.replace(probes.with_name(probes.name + suffix), probes)
+            for temporary, path in reversed(written):  # the model first, then its probes
+                os.replace(temporary, path)
         except OSError as error:
             log.warning("could not save the exported model in %s (%s)", self._cache, error)
+            for temporary, _ in written:
+                Path(temporary).unlink(missing_ok=True)
             return False
+        for old in self._cache.glob(f"minilm-{WEIGHTS_SHA256[:16]}-torch*"):
+            old.unlink(missing_ok=True)
         return True
 
     def _checked_trace(self) -> Any:
@@ -294,10 +312,15 @@ class Embedder:
             # the head of the message: torch's can print a whole weight matrix
             log.warning("embedder could not be exported (%.300s); staying eager", error)
             return None
-        if self._save_trace(exported, eager):
-            del session, exported  # one copy of the weights at a time
+        if not self._save_trace(exported, eager):
+            return session
+        try:  # from the file: it maps the weights (see _session)
             return _session(self._trace_paths()[0])
-        return session
+        except Exception as error:  # noqa: BLE001 - replaced meanwhile, or unreadable: keep ours
+            log.warning(
+                "saved model unreadable after saving (%.300s); running it from memory", error
+            )
+            return session
 
     def _exported(self) -> bytes:
         torch = _torch()

@@ -5,9 +5,9 @@ batch is parsed on the extraction thread while the calling thread embeds it and 
 cores instead of taking turns (docs/performance.md); once the parse is done, the extraction thread
 embeds the chunks of the batch the calling thread has not reached. A context call embeds its
 message, and the parts of a message of several parts, on the query pool while its own thread reads
-the graph and parses the message; one text at a time goes through the traced model
-(`embed_one`), since the eager one holds the GIL through each layer's Python and took turns with
-the parse.
+the graph and parses the message; one text at a time goes through the exported model
+(`embed_one`, onnxruntime), since the eager one holds the GIL through each layer's Python and
+took turns with the parse.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from extraction.embedder import embedding_text
+from extraction.embedder import embedding_text, embedding_threads
 from extraction.model import Extraction
 from extraction.protocols import TextEmbedder, TextExtractor
 
@@ -51,13 +51,14 @@ class Rows:
 
 class _Chunks:
     """A batch's texts to embed, in chunks that two threads take in turn: the calling thread,
-    and the extraction thread once its parse is done. Each embeds on one torch thread (one fewer
-    than the cores, extraction/embedder.py model_threads), so a batch's embedding alone kept
-    the second core idle after the parse: on the bulk ingest of LoCoMo dev the parse took 18 s
-    of 48 and the calling thread's embedding 39 (docs/performance.md). Texts of a similar
-    length share a chunk (less padding). The other thread starts once this one has embedded a
-    chunk: the eager model's first call sets its tokenizer's truncation and padding, which two
-    threads must not set at once."""
+    and the extraction thread once its parse is done, when the model runs on one thread (two
+    cores: one fewer than the cores, extraction/embedder.py model_threads; with more, each
+    thread's torch pool would take all but one core and the two would contend). On two cores
+    a batch's embedding alone kept the second core idle after the parse: on the bulk ingest of
+    LoCoMo dev the parse took 18 s of 48 and the calling thread's embedding 39
+    (docs/performance.md). Texts of a similar length share a chunk (less padding). The other
+    thread starts once this one has embedded a chunk: the eager model's first call sets its
+    tokenizer's truncation and padding, which two threads must not set at once."""
 
     def __init__(self, texts: list[str], embedder: TextEmbedder, size: int = EMBED_CHUNK) -> None:
         self._texts = texts
@@ -125,7 +126,8 @@ class Models:
             vectors = np.stack([v for v in known if v is not None])
         else:
             chunks = _Chunks(texts, self.embedder)
-        extracting = self._extraction.submit(self._read_then_help, list(items), chunks)
+        helped = chunks if embedding_threads() == 1 else None
+        extracting = self._extraction.submit(self._read_then_help, list(items), helped)
         try:
             if chunks is not None:
                 chunks.work()
@@ -180,7 +182,7 @@ class Models:
 
     def embed_queries(self, texts: Sequence[str]) -> Rows:
         """Embeds several messages (the parts of one) on the query pool, one row each, each part
-        on its own task: the traced model holds no GIL, so the pool's two threads embed two
+        on its own task: the exported model holds no GIL, so the pool's two threads embed two
         parts side by side (17 of 100 real questions have parts; two parts one after the other
         took 48 ms, side by side 24, on two cores)."""
         tasks = tuple(self._queries.submit(self.embedder.embed_one, t) for t in texts)

@@ -4,7 +4,6 @@ import json
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 from unittest.mock import patch
@@ -12,6 +11,7 @@ from unittest.mock import patch
 import numpy as np
 import pytest
 
+import extraction.embedder as embedder_module
 from extraction.embedder import (
     DIMENSIONS,
     Embedder,
@@ -109,36 +109,106 @@ def test_a_messages_parts_are_embedded_row_by_row_in_order(
         models.close()
 
 
+def _batch(n: int) -> list[tuple[str, str | None]]:
+    """`n` texts to store of mixed lengths."""
+    return [
+        (f"My sister Ana{'.' * (k % 7)} moved to Porto {'again ' * (k % 11)}in {1990 + k}.", "Kim")
+        for k in range(n)
+    ]
+
+
 def test_a_batch_is_embedded_by_both_threads_in_its_own_order(
-    extractor: Extractor, embedder: Embedder
+    extractor: Extractor, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A batch to store, of more texts than one chunk, of mixed lengths: the calling thread
-    and the extraction thread (after its parse) embed its chunks; every row is its own text's
-    vector, every extraction its own text's, in the batch's order, and both threads embedded."""
+    """A batch to store, of more texts than one chunk, of mixed lengths, the model on one
+    thread: the calling thread and the extraction thread (after its parse) embed its chunks;
+    every row is its own text's vector, every extraction its own text's, in the batch's order.
+    After its first chunk the calling thread waits until the other has taken one, so the test
+    does not hang on timing: without the help it fails after 20 s."""
+    monkeypatch.setattr(embedder_module, "_threads", 1)
+    models = Models(extractor, embedder)
+    caller = threading.current_thread()
+    threads: list[str] = []
+    helped = threading.Event()
+    embed = embedder.embed
+
+    def counted(texts: list[str]) -> np.ndarray:
+        me = threading.current_thread()
+        if me is not caller:
+            helped.set()
+        elif me.name in threads:
+            assert helped.wait(timeout=20), "the extraction thread never embedded a chunk"
+        threads.append(me.name)
+        return embed(texts)
+
+    try:
+        items = _batch(3 * EMBED_CHUNK + 5)
+        with patch.object(embedder, "embed", counted):
+            extractions, vectors = models.read_and_embed(items)
+        assert len(set(threads)) == 2 and len(threads) == 4, threads
+        assert vectors.shape == (len(items), DIMENSIONS)
+        expected = embedder.embed([embedding_text(t, s) for t, s in items])
+        assert np.abs(vectors - expected).max() < 1e-5
+        assert [e.keys() for e in extractions] == [e.keys() for e in extractor.extract_many(items)]
+    finally:
+        models.close()
+
+
+def test_a_model_on_several_threads_embeds_a_batch_on_the_calling_thread_only(
+    extractor: Extractor, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With torch on more than one thread each, two embedding threads would contend for the
+    cores: the extraction thread does not help."""
+    monkeypatch.setattr(embedder_module, "_threads", 2)
     models = Models(extractor, embedder)
     threads: set[str] = set()
     embed = embedder.embed
 
     def counted(texts: list[str]) -> np.ndarray:
         threads.add(threading.current_thread().name)
-        time.sleep(0.05)  # a chunk takes a while, as a real one does: the other thread joins
         return embed(texts)
 
     try:
-        items = [
-            (
-                f"My sister Ana{'.' * (n % 7)} moved to Porto {'again ' * (n % 11)}in {1990 + n}.",
-                "Kim",
-            )
-            for n in range(3 * EMBED_CHUNK + 5)
-        ]
         with patch.object(embedder, "embed", counted):
-            extractions, vectors = models.read_and_embed(items)
-        assert len(threads) == 2, threads
-        assert vectors.shape == (len(items), DIMENSIONS)
-        expected = embedder.embed([embedding_text(t, s) for t, s in items])
-        assert np.abs(vectors - expected).max() < 1e-5
-        assert [e.keys() for e in extractions] == [e.keys() for e in extractor.extract_many(items)]
+            _, vectors = models.read_and_embed(_batch(3 * EMBED_CHUNK))
+        assert threads == {threading.current_thread().name} and len(vectors) == 3 * EMBED_CHUNK
+    finally:
+        models.close()
+
+
+def test_a_chunk_that_fails_fails_the_batch_and_leaves_the_threads_free(
+    extractor: Extractor, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second chunk's embedding raises: the batch raises that error, no thread is left
+    waiting, and the next batch is embedded whole."""
+    monkeypatch.setattr(embedder_module, "_threads", 1)
+    models = Models(extractor, embedder)
+    calls: list[int] = []
+    embed = embedder.embed
+
+    def failing(texts: list[str]) -> np.ndarray:
+        calls.append(len(texts))
+        if len(calls) == 2:
+            raise RuntimeError("the model ran out of memory")
+        return embed(texts)
+
+    outcome: list[BaseException | int] = []
+
+    def batch() -> None:
+        try:
+            outcome.append(len(models.read_and_embed(_batch(4 * EMBED_CHUNK))[1]))
+        except RuntimeError as error:
+            outcome.append(error)
+
+    try:
+        with patch.object(embedder, "embed", failing):
+            worker = threading.Thread(target=batch)
+            worker.start()
+            worker.join(timeout=60)
+        assert not worker.is_alive(), "the failed batch left a thread waiting"
+        assert isinstance(outcome[0], RuntimeError)
+        batch()
+        assert outcome[1] == 4 * EMBED_CHUNK
     finally:
         models.close()
 
