@@ -97,7 +97,7 @@ class Catalog:
 
     entities: tuple[KnownEntity, ...]
     roles: tuple[RoleLink, ...]
-    candidates: tuple[tuple[str, tuple[str, ...]], ...]
+    candidates: tuple[tuple[str, Sequence[str]], ...]
     # per entity, the slugs of its label and aliases, in order (slugifying 20,000 names again was
     # most of building a big user's resolver); empty: made when learned
     slugs: tuple[tuple[str, ...], ...] = ()
@@ -156,7 +156,9 @@ class Resolver:
         self._by_slug: dict[str, set[str]] = defaultdict(set)
         self._first_names: dict[str, set[str]] = defaultdict(set)
         self._names: dict[str, set[str]] = defaultdict(set)  # slug of label or alias -> keys
-        self._initials: dict[str, set[str]] = defaultdict(set)  # "lotr" -> keys of such names
+        # "lotr" -> keys of such names, made on first use (`initials`): only an acronym reads it,
+        # and making it was a quarter of building a big user's resolver from a saved catalogue
+        self._initials: dict[str, set[str]] | None = None
         self._order: dict[str, int] = {}  # key -> when first learned
         self.roles: dict[tuple[str, str], list[str]] = defaultdict(list)
         self.candidates: dict[str, list[str]] = {}  # candidate topic key -> memory ids
@@ -175,9 +177,8 @@ class Resolver:
             self.learn(entity, names)
         for link in roles:
             self._learn_role(link.owner, link.role, link.key)
-        for key, memory_ids in candidates:
-            if key not in self.entities:
-                self.candidates[key] = list(memory_ids)
+        known_keys = self.entities  # 85,840 held names on the perf history's big user
+        self.candidates = {k: list(m) for k, m in candidates if k not in known_keys}
 
     @classmethod
     def from_catalog(cls, catalog: Catalog) -> Resolver:
@@ -217,9 +218,9 @@ class Resolver:
         for name, name_slug in zip(names, made, strict=True):
             if name_slug:
                 self._names[name_slug].add(entity.key)
-            if not entity.unnamed:
+            if self._initials is not None and not entity.unnamed:
                 for initials in _initials(name):
-                    self._initials[initials].add(entity.key)
+                    self._initials.setdefault(initials, set()).add(entity.key)
         entity_type, value = split_key(entity.key)
         self._by_slug[value].add(entity.key)
         for alias_slug in made[1:]:
@@ -239,7 +240,7 @@ class Resolver:
             if gone.mention_count == self._most:
                 self._most = None
             self._by_slug[split_key(alias_key)[1]].discard(alias_key)
-            for names in (*self._names.values(), *self._initials.values()):
+            for names in (*self._names.values(), *(self._initials or {}).values()):
                 names.discard(alias_key)
             for first in self._first_names.values():
                 first.discard(alias_key)
@@ -291,6 +292,20 @@ class Resolver:
         if self._most is None:
             self._most = max((e.mention_count for e in self.entities.values()), default=0)
         return self._most
+
+    def initials(self) -> dict[str, set[str]]:
+        """The acronyms the names of known entities may go by ("lotr", "lr" for Lord of the
+        Rings) → their keys; made from the catalogue on first use, then kept as names are
+        learned."""
+        if self._initials is None:
+            made: dict[str, set[str]] = {}
+            for key, entity in self.entities.items():
+                if not entity.unnamed:
+                    for name in (entity.label, *entity.aliases):
+                        for initials in _initials(name):
+                            made.setdefault(initials, set()).add(key)
+            self._initials = made
+        return self._initials
 
     def held_memories(self, name_slug: str) -> list[str]:
         """The memories holding a name of `name_slug` that no entity stands for yet (said only by
@@ -573,7 +588,7 @@ class Resolver:
         if target in self.entities:
             return target
         if _ACRONYM.fullmatch(mention.label):
-            spelled = [k for k in self._initials.get(mention.label.lower(), ()) if k != target]
+            spelled = [k for k in self.initials().get(mention.label.lower(), ()) if k != target]
             if len(spelled) == 1:
                 return spelled[0]  # "HP" → Harry Potter, "LOTR" → Lord of the Rings
         earlier = [m for m in self.candidates.get(target, []) if m != memory_id]
