@@ -97,7 +97,7 @@ class Catalog:
 
     entities: tuple[KnownEntity, ...]
     roles: tuple[RoleLink, ...]
-    candidates: tuple[tuple[str, Sequence[str]], ...]
+    candidates: tuple[tuple[str, tuple[str, ...]], ...]
     # per entity, the slugs of its label and aliases, in order (slugifying 20,000 names again was
     # most of building a big user's resolver); empty: made when learned
     slugs: tuple[tuple[str, ...], ...] = ()

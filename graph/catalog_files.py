@@ -78,7 +78,7 @@ class CatalogFiles(UserFiles):
                     for k, t, label, aliases, n, gender, u, p in body["entities"]
                 ),
                 tuple(RoleLink(o, r, k) for o, r, k in body["roles"]),
-                tuple((key, memories) for key, memories in body["candidates"]),
+                tuple((key, tuple(memories)) for key, memories in body["candidates"]),
                 tuple(tuple(names) for names in body["slugs"]),
             )
             fits = len(catalog.slugs) == len(catalog.entities) and all(
