@@ -246,19 +246,16 @@ class Embedder:
 
     def _saved_trace(self) -> Any:
         """The exported model an earlier process saved, if it gives the vectors saved beside
-        it; a file that does not is deleted."""
+        it; a pair that does not is left for the export to replace (another process may have
+        just renamed a good one in)."""
         model, probes = self._trace_paths()
         if not model.exists() or not probes.exists():
             return None
         try:
             session = _session(model)
-            want = np.load(probes, allow_pickle=False)
-            for text, vector in zip(TRACE_PROBES, want, strict=True):
-                if abs(float(self._traced_vector(session, text) @ vector) - 1.0) > TRACE_TOLERANCE:
-                    raise ValueError("its vectors stray from the eager ones it was saved with")
+            if self._strays(session, np.load(probes, allow_pickle=False)):
+                raise ValueError("its vectors stray from the eager ones it was saved with")
         except Exception as error:  # noqa: BLE001 - any unusable file is exported again
-            # not deleted: another process may have renamed a good pair in since; the export
-            # replaces it
             log.warning("saved model %s unusable (%.300s); exporting again", model.name, error)
             return None
         return session
@@ -304,10 +301,9 @@ class Embedder:
             exported = self._exported()
             session = _session(exported)
             eager = self.embed(list(TRACE_PROBES))
-            for text, want in zip(TRACE_PROBES, eager, strict=True):
-                if abs(float(self._traced_vector(session, text) @ want) - 1.0) > TRACE_TOLERANCE:
-                    log.warning("exported embedder strays from the eager one; staying eager")
-                    return None
+            if self._strays(session, eager):
+                log.warning("exported embedder strays from the eager one; staying eager")
+                return None
         except Exception as error:  # an unsupported torch, onnx or onnxruntime: stay eager
             # the head of the message: torch's can print a whole weight matrix
             log.warning("embedder could not be exported (%.300s); staying eager", error)
@@ -354,6 +350,14 @@ class Embedder:
                 dynamo=False,
             )
         return out.getvalue()
+
+    def _strays(self, session: Any, eager: Vectors) -> bool:
+        """Whether the exported model's vector of any probe is further than TRACE_TOLERANCE (in
+        cosine) from the eager one in `eager` (one row per probe)."""
+        return any(
+            abs(float(self._traced_vector(session, text) @ want) - 1.0) > TRACE_TOLERANCE
+            for text, want in zip(TRACE_PROBES, eager, strict=True)
+        )
 
     def _traced_vector(self, session: Any, text: str) -> Vectors:
         """The exported transformer's token vectors, mean-pooled and L2-normalised as the

@@ -215,12 +215,11 @@ class Resolver:
             elif before is not None and before.mention_count == self._most:
                 self._most = None
         self._order.setdefault(entity.key, len(self._order))
-        for name, name_slug in zip(names, made, strict=True):
+        for name_slug in made:  # one per name (checked above)
             if name_slug:
                 self._names[name_slug].add(entity.key)
-            if self._initials is not None and not entity.unnamed:
-                for initials in _initials(name):
-                    self._initials.setdefault(initials, set()).add(entity.key)
+        if self._initials is not None:
+            _index_initials(self._initials, entity)
         entity_type, value = split_key(entity.key)
         self._by_slug[value].add(entity.key)
         for alias_slug in made[1:]:
@@ -299,11 +298,8 @@ class Resolver:
         learned."""
         if self._initials is None:
             made: dict[str, set[str]] = {}
-            for key, entity in self.entities.items():
-                if not entity.unnamed:
-                    for name in (entity.label, *entity.aliases):
-                        for initials in _initials(name):
-                            made.setdefault(initials, set()).add(key)
+            for entity in self.entities.values():
+                _index_initials(made, entity)
             self._initials = made
         return self._initials
 
@@ -809,6 +805,15 @@ def _nickname_forms(first: str) -> frozenset[str]:
 def _given(name_slug: str) -> bool:
     """A given name in the `nicknames` package's table ("julia", "ada"; not "rust", "swift")."""
     return bool(_nicknames().nicknames_of(name_slug) or _nicknames().canonicals_of(name_slug))
+
+
+def _index_initials(index: dict[str, set[str]], entity: KnownEntity) -> None:
+    """Adds the acronyms of a named entity's label and aliases to `index` (`Resolver.initials`)."""
+    if entity.unnamed:
+        return
+    for name in (entity.label, *entity.aliases):
+        for initials in _initials(name):
+            index.setdefault(initials, set()).add(entity.key)
 
 
 def _initials(name: str) -> set[str]:

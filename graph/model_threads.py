@@ -122,26 +122,20 @@ class Models:
         texts = [embedding_text(text, speaker) for text, speaker in items]
         known = [self._ahead.get(text) for text in texts]
         if texts and all(v is not None for v in known):
-            chunks = None
-            vectors = np.stack([v for v in known if v is not None])
-        else:
-            chunks = _Chunks(texts, self.embedder)
+            reading = self._extraction.submit(self.extractor.extract_many, list(items))
+            return reading.result(), np.stack([v for v in known if v is not None])
+        chunks = _Chunks(texts, self.embedder)
         helped = chunks if embedding_threads() == 1 else None
         extracting = self._extraction.submit(self._read_then_help, list(items), helped)
         try:
-            if chunks is not None:
-                chunks.work()
+            chunks.work()
         except BaseException:
-            if chunks is not None:
-                chunks.cancel()
+            chunks.cancel()
             raise
         finally:
-            if chunks is not None:
-                chunks.begun.set()
+            chunks.begun.set()  # also when no chunk was embedded (empty, failed): no wait
             extractions = extracting.result()  # never leave spaCy working for a failed request
-        if chunks is not None:
-            vectors = chunks.result()
-        return extractions, vectors
+        return extractions, chunks.result()
 
     def _read_then_help(
         self, items: list[tuple[str, str | None]], chunks: _Chunks | None
