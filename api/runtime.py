@@ -58,6 +58,13 @@ class Runtime:
         users reconciled whole, vectors added, removed, embedded again, deltas applied."""
         return dict(self.service.reconciled.__dict__)
 
+    @property
+    def prewarm(self) -> dict[str, Any]:
+        """The start's loading of recently active users' caches (graph/prewarm.py): planned,
+        loaded, failed, seconds, done."""
+        prewarming = self.service.prewarming
+        return dict(prewarming.report.__dict__) if prewarming is not None else {"done": True}
+
     def health(self) -> dict[str, Any]:
         engine_ok = self.executor.ping() and (self.engine is None or self.engine.alive())
         background = self.service.background
@@ -70,6 +77,7 @@ class Runtime:
                 "spacy": self.service.models.extractor.name,
             },
             "reconcile": self.reconcile,
+            "prewarm": self.prewarm,
             "caches": self.service.caches.usage(),
             # work that failed every try: listed until replayed (SIGHUP, docs/operations.md)
             "background": {
@@ -208,4 +216,5 @@ def start(
         assembly.freeze_survivors()  # them (graph/heap.py)
         assembly.freeze_started()
         runtime.freezing = True
+        service.prewarm(settings.prewarm_users)  # the last active users' caches, before they ask
     return runtime

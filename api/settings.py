@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from graph.assembly import CACHE_MB, Namespace, PiiPolicy, parse_policy
+from graph.assembly import CACHE_MB, PREWARM_USERS, Namespace, PiiPolicy, parse_policy
 from graph.errors import InvalidInput
 from graph.limits import Limits
 
@@ -45,6 +45,9 @@ class Settings:
     # what the per-user caches (FAISS, BM25, catalogue, speakers, memory facts) may hold before
     # the least recently used users are evicted (graph/residency.py)
     cache_mb: float = CACHE_MB
+    # a serving start loads the caches of this many most recently active users in the
+    # background, up to half the cache budget (graph/prewarm.py); 0: none
+    prewarm_users: int = PREWARM_USERS
     # the storage policy for personal data and secrets (graph/write/policy.py): changes to the
     # defaults, e.g. "EMAIL_ADDRESS=redact,secrets=refuse"; "off" keeps everything
     pii_policy: str = ""
@@ -101,6 +104,7 @@ ENVIRONMENT: dict[str, str] = {
     "session_idle_minutes": "RECOLLECT_SESSION_IDLE_MINUTES",
     "vector_flush_seconds": "RECOLLECT_VECTOR_FLUSH_SECONDS",
     "cache_mb": "RECOLLECT_CACHE_MB",
+    "prewarm_users": "RECOLLECT_PREWARM_USERS",
     "pii_policy": "RECOLLECT_PII_POLICY",
     "merge_facts": "RECOLLECT_MERGE_FACTS",
     "torch_threads": "RECOLLECT_TORCH_THREADS",
@@ -175,6 +179,7 @@ _CASTS: dict[str, Callable[[str, str], Any]] = {
     "session_idle_minutes": _number(int),
     "vector_flush_seconds": _number(float),
     "cache_mb": _positive(float),
+    "prewarm_users": _not_negative,
     "namespace": _namespace,
     "pii_policy": _pii_policy,
     "merge_facts": _flag,

@@ -8,7 +8,10 @@ outside through GraphQL:
   1. *rebuilt*: the user's BM25 and catalogue files deleted first, so the first call builds the
      BM25 index and reads the catalogue from the graph (how every restart went before the
      files); a clean stop (SIGTERM) then writes both;
-  2. *loaded*: the first call loads them (BM25 with the changes since its mark);
+  2. *loaded*: the first call loads them (BM25 with the changes since its mark), made as soon
+     as /healthz answers, the start loading no user before (RECOLLECT_PREWARM_USERS=0);
+  2b. *loaded, after the prewarm*: the start loads the most recently active users' caches
+     (graph/prewarm.py); the first call is made once /healthz says that is done;
   3. *torn*: both cut to half their bytes first: refused, read from the graph again.
 
 Each start's first call is followed by --warm calls of other questions and by the first question
@@ -50,16 +53,33 @@ def call(client: httpx.Client, base: str, question: str) -> tuple[float, list[st
     return seconds, [m["memory"]["id"] for m in body["data"]["context"]["memories"]]
 
 
-def one_start(data_dir: Path, questions: list[str]) -> dict[str, Any]:
-    """Start, first call, warm calls, the first question again; a clean stop."""
+def prewarmed(client: httpx.Client, base: str, timeout: float = 600) -> None:
+    """Waits until /healthz says the start's prewarm (graph/prewarm.py) is done."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if client.get(f"{base}/healthz", timeout=10).json().get("prewarm", {}).get("done"):
+            return
+        time.sleep(0.05)
+    sys.exit("the prewarm did not finish")
+
+
+def one_start(data_dir: Path, questions: list[str], prewarm: bool = False) -> dict[str, Any]:
+    """Start, first call, warm calls, the first question again; a clean stop. Without
+    `prewarm` the start loads no user before they ask (RECOLLECT_PREWARM_USERS=0); with it the
+    first call waits until the start's prewarm is done."""
     began = time.perf_counter()
-    with served(data_dir, timeout=600) as (_, base), httpx.Client() as client:
+    env = {} if prewarm else {"RECOLLECT_PREWARM_USERS": "0"}
+    with served(data_dir, timeout=600, env=env) as (_, base), httpx.Client() as client:
         healthy = time.perf_counter() - began
+        if prewarm:
+            prewarmed(client, base)
+        ready = time.perf_counter() - began
         first, answer = call(client, base, questions[0])
         warm = [call(client, base, q)[0] for q in questions[1:]]
         _, again = call(client, base, questions[0])
     return {
         "healthy": healthy,
+        "ready": ready,
         "first": first,
         "warm": statistics.median(warm),
         "same": answer == again,
@@ -93,6 +113,7 @@ def main() -> None:
             sys.exit(f"the clean stop wrote no file at {path}")
     sizes = ", ".join(f"{p.parent.name} {p.stat().st_size / 2**20:.1f} MB" for p in paths)
     rows.append(("loaded (files)", one_start(data_dir, questions)))
+    rows.append(("loaded (files), after the prewarm", one_start(data_dir, questions, True)))
     for path in paths:
         whole = path.read_bytes()
         path.write_bytes(whole[: len(whole) // 2])
@@ -100,13 +121,13 @@ def main() -> None:
 
     print(f"\n{args.size} memories of one user; {describe()}; files: {sizes}\n")
     print(
-        "| start | /healthz after | first call | warm call (median) | first = warm answer "
-        "| = the rebuilt start's |"
+        "| start | /healthz after | first call made after | first call | warm call (median) "
+        "| first = warm answer | = the rebuilt start's |"
     )
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|")
     for name, row in rows:
         print(
-            f"| {name} | {row['healthy']:.1f} s | {row['first']:.2f} s "
+            f"| {name} | {row['healthy']:.1f} s | {row['ready']:.1f} s | {row['first']:.2f} s "
             f"| {row['warm'] * 1000:.0f} ms | {'yes' if row['same'] else 'NO'} "
             f"| {'yes' if row['answer'] == rows[0][1]['answer'] else 'NO'} |"
         )

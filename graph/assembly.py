@@ -28,6 +28,7 @@ from graph.executor import Namespace as Namespace
 from graph.heap import freeze_started as freeze_started
 from graph.heap import freeze_survivors as freeze_survivors
 from graph.heap import stop_freezing as stop_freezing
+from graph.prewarm import PREWARM_USERS as PREWARM_USERS
 from graph.residency import CACHE_MB as CACHE_MB
 from graph.write.policy import PiiPolicy as PiiPolicy
 from graph.write.policy import parse_policy as parse_policy

@@ -185,6 +185,20 @@ class UserCaches:
             if self._trimmer.due():
                 self._background.run(self._trimmer.trim)
 
+    def prewarm(self, user_id: str) -> None:
+        """Loads what a user's first context call reads (graph/prewarm.py): FAISS brought up to
+        the graph, the catalogue, the BM25 index and the speaker counts; then books the weight
+        they added."""
+        self.follow(user_id)
+        self.catalog(user_id)
+        self.lexical.get(user_id)
+        self.main_speaker(user_id)
+        self.use(user_id)
+
+    def filled(self, share: float) -> bool:
+        """Whether the held users weigh at least `share` of the budget."""
+        return self._residency.total >= share * self._residency.budget
+
     def _evict(self, user_id: str) -> None:
         """Lets the user go from memory, their indexes saved first (the caller holds `lock`)."""
         mark = self.vectors.mark(user_id)

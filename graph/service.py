@@ -32,6 +32,7 @@ from graph.errors import InvalidInput, NotFound
 from graph.ids import MemoryId as MemoryId
 from graph.limits import MAX_PAGE, Limits
 from graph.model_threads import Models
+from graph.prewarm import BUDGET_SHARE, PREWARM_USERS, Prewarm
 from graph.profile import view
 from graph.profile.coverage import Index as Index
 from graph.profile.view import ProfileView as ProfileView
@@ -94,8 +95,24 @@ class MemoryService:
         self._writer.after_sessionless = self.profiles.days_changed
         self._writer.after_changed = self.profiles.changed
         self._edits.after_merge = self.profiles.corrected
+        self.prewarming: Prewarm | None = None
+
+    def prewarm(self, users: int = PREWARM_USERS) -> Prewarm:
+        """Starts loading the caches of the `users` most recently active users on a thread of
+        their own (graph/prewarm.py), until the caches hold BUDGET_SHARE of their budget."""
+        self.prewarming = Prewarm(
+            self.store.users,
+            self.caches.vectors.saved_at,
+            self.caches.prewarm,
+            lambda: self.caches.filled(BUDGET_SHARE),
+            users,
+        )
+        self.prewarming.start()
+        return self.prewarming
 
     def close(self) -> None:
+        if self.prewarming is not None:
+            self.prewarming.stop()
         self.background.close()
         self.models.close()
         self.caches.flush(force=True)

@@ -141,6 +141,13 @@ class VectorStore:
         stem = user_stem(user_id)
         return self.directory / f"{stem}.faiss", self.directory / f"{stem}.json"
 
+    def saved_at(self, user_id: str) -> float | None:
+        """When the user's index was last saved (its file's time), or None without a file."""
+        try:
+            return self._paths(user_id)[1].stat().st_mtime
+        except OSError:
+            return None
+
     def _get(self, user_id: str) -> _UserIndex:
         with self._lock:
             entry = self._users.get(user_id)

@@ -98,6 +98,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
         frozenset(
             {
                 "graph.caches",
+                "graph.prewarm",
                 "graph.follow",
                 "graph.reconcile",
                 "graph.memory_facts",
