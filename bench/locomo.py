@@ -75,6 +75,7 @@ class Question:
     text: str
     evidence: list[str]
     category: int
+    key: str = ""  # "<file stem>:<position in its qa list>" (bench/reworded.py)
 
 
 @dataclass
@@ -109,8 +110,8 @@ def load(path: Path, adversarial: bool = False) -> Conversation:
                 text += f" [shares {turn['blip_caption']}]"
             turns.append(Turn(turn["dia_id"], turn["speaker"], text, f"session_{n}", when))
     questions = [
-        Question(q["question"], list(q["evidence"]), int(q["category"]))
-        for q in raw["qa"]
+        Question(q["question"], list(q["evidence"]), int(q["category"]), f"{path.stem}:{n}")
+        for n, q in enumerate(raw["qa"])
         if (int(q["category"]) in CATEGORIES or (adversarial and int(q["category"]) == ADVERSARIAL))
         and q.get("evidence")
     ]
@@ -374,6 +375,11 @@ def baseline_embed(service_embedder: Any) -> Callable[[list[str]], np.ndarray]:
 def run(args: argparse.Namespace) -> None:
     files = conversation_files(args.data, args.only)
     conversations = [load(p, adversarial=True) for p in files]
+    if args.reworded:
+        from reworded import reworded_questions
+
+        for conversation in conversations:
+            conversation.questions = reworded_questions(conversation.questions, args.reworded)
     profiles = args.profiles.split(",")
     names = [f"recollect ({p})" for p in profiles] + [f"recollect ({profiles[0]}, no floor)"]
     methods = {name: Method(name) for name in names + ["BM25", "dense MiniLM", "hybrid RRF"]}
@@ -604,6 +610,11 @@ def main() -> None:
         const="all",
         help="also run `default` without each lever of bench/ablations.py (or the comma-separated "
         "levers named), in-process service only",
+    )
+    parser.add_argument(
+        "--reworded",
+        choices=("as-written", "reworded"),
+        help="ask only the questions of bench/reworded.py's set, as written or in other words",
     )
     add_probe_arguments(parser)
     args = parser.parse_args()

@@ -121,6 +121,11 @@ class Question:
         return f"lme-{self.qid}"
 
     @property
+    def key(self) -> str:
+        """How bench/reworded.py names the question."""
+        return self.qid
+
+    @property
     def answered_later(self) -> bool:
         """Some evidence turn was said after the question's time (the same day, later hour):
         context shows it only within its clock skew (RetrievalConfig.clock_skew_hours); the
@@ -319,6 +324,12 @@ def main() -> None:
         default="",
         help="comma-separated question ids left out (printed): one whose ingest fails",
     )
+    parser.add_argument(
+        "--reworded",
+        choices=("as-written", "reworded"),
+        help="ask only the questions of bench/reworded.py's set (instead of --n and the _abs "
+        "ones), as written or in other words",
+    )
     add_probe_arguments(parser)
     args = parser.parse_args()
     variants = [p for p in args.profiles.split(",") if p]
@@ -335,7 +346,11 @@ def main() -> None:
     # the same prefix of answerable questions as before abstention questions were asked, then
     # every abstention question of the file (a handful): they measure the confidence and floor
     questions = questions[: args.n]
-    if not args.no_abstention:
+    if args.reworded:
+        from reworded import reworded_questions
+
+        questions = reworded_questions(ordered(everything), args.reworded, "longmemeval")
+    elif not args.no_abstention:
         questions += sorted((q for q in everything if q.unanswerable), key=lambda q: q.qid)
     skipped = set(args.skip.split(",")) - {""}
     if skipped:
