@@ -57,6 +57,7 @@ class Question:
     """One answerable question's candidates: features, labels and the blend's scores."""
 
     dataset: int
+    part: int  # the file it came from (several files may make one data set)
     group: str
     category: str
     x: np.ndarray
@@ -65,9 +66,12 @@ class Question:
     evidence: int  # evidence turns in all (some may not be candidates)
 
 
-def load(paths: Sequence[str]) -> list[Question]:
+def load(sets: Sequence[Sequence[str]]) -> list[Question]:
+    """The questions of every file; the files of one entry of `sets` are one data set (the same
+    conversations asked in other words are the same data set, in the same folds)."""
     questions = []
-    for dataset, path in enumerate(paths):
+    paths = [(dataset, path) for dataset, files in enumerate(sets) for path in files]
+    for part, (dataset, path) in enumerate(paths):
         for line in Path(path).read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
             if not row["answerable"] or not row["evidence"] or not row["candidates"]:
@@ -79,6 +83,7 @@ def load(paths: Sequence[str]) -> list[Question]:
             questions.append(
                 Question(
                     dataset=dataset,
+                    part=part,
                     group=f"{dataset}:{row['user']}",
                     category=f"{Path(path).stem} {row['category']}",
                     x=np.array([c[3:] for c in row["candidates"]], dtype=float),
@@ -111,10 +116,10 @@ def recall(q: Question, scores: np.ndarray, k: int) -> float:
 
 
 def table(questions: Sequence[Question], scores: Sequence[np.ndarray]) -> list[float]:
-    """Per data set (in file order), R@8 and R@10."""
+    """Per file (in the order given), R@8 and R@10."""
     row = []
-    for d in sorted({q.dataset for q in questions}):
-        mine = [(q, s) for q, s in zip(questions, scores, strict=True) if q.dataset == d]
+    for d in sorted({q.part for q in questions}):
+        mine = [(q, s) for q, s in zip(questions, scores, strict=True) if q.part == d]
         row += [float(np.mean([recall(q, s, k) for q, s in mine])) for k in KS]
     return row
 
@@ -177,17 +182,22 @@ def cells(values: Sequence[float], base: Sequence[float] | None = None) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", required=True, help="comma-separated --rankings files")
+    parser.add_argument(
+        "--data",
+        required=True,
+        help="comma-separated data sets, each a --rankings file or several joined by +",
+    )
     parser.add_argument("--out", help="the model file to write (none: report only)")
     parser.add_argument("--ablation", action="store_true", help="refit without each feature")
     parser.add_argument(
         "--drop", default="", help="comma-separated features held at 0 throughout (an ablation)"
     )
     args = parser.parse_args()
-    paths = args.data.split(",")
-    questions = load(paths)
+    sets = [entry.split("+") for entry in args.data.split(",")]
+    paths = [path for files in sets for path in files]
+    questions = load(sets)
     names = [Path(p).stem for p in paths]
-    counts = [f"{n} {sum(q.dataset == d for q in questions)}" for d, n in enumerate(names)]
+    counts = [f"{n} {sum(q.part == d for q in questions)}" for d, n in enumerate(names)]
     print(f"questions: {', '.join(counts)}; grouped {FOLDS}-fold cross-validation")
     header = " | ".join(f"{n} R@{k}" for n in names for k in KS)
     rule = "---|" * len(names) * len(KS)
@@ -240,7 +250,7 @@ def main() -> None:
     for name, g in sorted(zip(NAMES, gain, strict=True), key=lambda p: -p[1]):
         print(f"| {name} | {g / gain.sum():.3f} |")
     if args.out:
-        write(Path(args.out), final, scale, (leaves, rounds), paths, questions)
+        write(Path(args.out), final, scale, (leaves, rounds), sets, questions)
         print(f"\nwrote {args.out}")
 
 
@@ -260,9 +270,11 @@ def write(
     final: lgb.Booster,
     scale: float,
     shape: tuple[int, int],
-    paths: Sequence[str],
+    sets: Sequence[Sequence[str]],
     questions: Sequence[Question],
 ) -> None:
+    paths = [path for files in sets for path in files]
+    given = ",".join("+".join(Path(p).name for p in files) for files in sets)
     trees = [
         {"tree_structure": rounded(t["tree_structure"])} for t in final.dump_model()["tree_info"]
     ]
@@ -277,11 +289,11 @@ def write(
             {
                 "file": Path(p).name,
                 "sha256": hashlib.sha256(Path(p).read_bytes()).hexdigest(),
-                "questions": sum(q.dataset == d for q in questions),
+                "questions": sum(q.part == d for q in questions),
             }
             for d, p in enumerate(paths)
         ],
-        "command": "python bench/train_ranker.py --data " + ",".join(Path(p).name for p in paths),
+        "command": f"python bench/train_ranker.py --data {given}",
         "lightgbm": lgb.__version__,
     }
     path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
