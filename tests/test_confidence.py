@@ -225,3 +225,16 @@ def test_min_score_out_of_range_names_the_field(value: float) -> None:
     request = ContextRequest(user_id="u", message="hi", min_score=value)
     with pytest.raises(InvalidInput, match="minScore"):
         check_request(request, Limits())
+
+
+def test_the_person_share_reads_the_blends_order_not_the_trees() -> None:
+    """A learnt ranker reorders the candidates; the confidence was calibrated on the blend's
+    order, so the share of the best five said by the person asked about is read in it."""
+    asked = [_scored(i, 0.9 - i / 100, CAROLINE) for i in range(5)]
+    others = [_scored(10 + i, 0.5, MELANIE) for i in range(5)]
+    # the trees put Melanie's five first (their scores) while the blend had Caroline's first
+    ranked = [s.rescored(2.0) for s in others] + [s.rescored(1.0) for s in asked]
+    evidence = MatchEvidence(dense=0.8, unknown=0.0, speakers=frozenset({CAROLINE, MELANIE}))
+    assessed = assess(_seeds([CAROLINE]), {}, ranked, [], evidence, 2)
+    assert assessed.signals.person == 1.0
+    assert person_share(ranked, [CAROLINE], {CAROLINE, MELANIE}) == 0.0
