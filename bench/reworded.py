@@ -71,36 +71,21 @@ class Reworded:
 
 
 def _locomo(data: Path) -> Iterator[Selected]:
+    from locomo import baseline_text, load
+
     for path in sorted(data.glob("*.json")):
-        raw = json.loads(path.read_text(encoding="utf-8"))
-        texts: dict[str, str] = {}
-        for name, turns in raw.items():
-            if not name.startswith("session_") or not isinstance(turns, list):
-                continue
-            for turn in turns:
-                caption = turn.get("blip_caption")
-                shared = f" [shares {caption}]" if caption else ""
-                texts[turn["dia_id"]] = f"{turn['speaker']}: {turn['text']}{shared}"
-        kept = [
-            (n, q)
-            for n, q in enumerate(raw["qa"])
-            if int(q["category"]) in (1, 2, 3, 4) and q.get("evidence")
-        ]
+        conversation = load(path)  # its answerable questions, with evidence, in qa order
+        texts = {t.dia_id: baseline_text(t) for t in conversation.turns}
+        speakers = tuple(sorted({t.speaker for t in conversation.turns}))
+        kept = conversation.questions
         step = len(kept) / PER_CONVERSATION
         for i in range(PER_CONVERSATION):
-            n, q = kept[int(i * step)]
-            yield Selected(
-                "locomo",
-                f"{path.stem}:{n}",
-                q["question"],
-                tuple(texts.get(e, "") for e in q["evidence"]),
-                (raw["speaker_a"], raw["speaker_b"]),
-                str(q["category"]),
-            )
+            q = kept[int(i * step)]
+            evidence = tuple(texts.get(e, "") for e in q.evidence)
+            yield Selected("locomo", q.key, q.text, evidence, speakers, str(q.category))
 
 
 def _longmemeval(path: Path) -> Iterator[Selected]:
-    sys.path.insert(0, str(ROOT / "bench"))
     from longmemeval import load, ordered
 
     for question in ordered(load(path))[:LONGMEMEVAL_QUESTIONS]:

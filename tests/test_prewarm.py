@@ -38,18 +38,26 @@ def _wait(report: PrewarmReport) -> None:
     assert report.done, "the prewarm did not finish"
 
 
-@pytest.mark.slow
-def test_a_start_loads_the_last_active_user_first_and_answers_the_same(
-    tmp_path: Path, extractor: Extractor, embedder: Embedder
-) -> None:
-    api, _ = open_api(tmp_path, extractor, embedder)
+def _two_users(
+    data_dir: Path, extractor: Extractor, embedder: Embedder
+) -> tuple[dict[str, Any], Path]:
+    """Alice's conversation and six turns of another user's, then a clean stop (which writes
+    their files); alice's answer to one question before the stop, and the vector directory."""
+    api, _ = open_api(data_dir, extractor, embedder)
     try:
         api.ok(REMEMBER_MANY, inputs=turns())
         api.ok(REMEMBER_MANY, inputs=[{**t, "userId": OTHER} for t in turns()[:6]])
         before = api.ok(CONTEXT, user=USER, message="Where does Mary live?", asOf=AS_OF)
-        vectors = api.runtime.vectors.directory
+        return before, api.runtime.vectors.directory
     finally:
         close_api(api)
+
+
+@pytest.mark.slow
+def test_a_start_loads_the_last_active_user_first_and_answers_the_same(
+    tmp_path: Path, extractor: Extractor, embedder: Embedder
+) -> None:
+    before, vectors = _two_users(tmp_path, extractor, embedder)
     # the other user wrote an hour before alice: alice is the more recent
     older = time.time() - 3600
     for path in vectors.glob(f"{user_stem(OTHER)}.*"):
@@ -86,12 +94,7 @@ def test_a_start_loads_the_last_active_user_first_and_answers_the_same(
 def test_a_prewarm_stops_at_its_share_of_the_cache_budget(
     tmp_path: Path, extractor: Extractor, embedder: Embedder
 ) -> None:
-    api, _ = open_api(tmp_path, extractor, embedder)
-    try:
-        api.ok(REMEMBER_MANY, inputs=turns())
-        api.ok(REMEMBER_MANY, inputs=[{**t, "userId": OTHER} for t in turns()[:6]])
-    finally:
-        close_api(api)
+    _two_users(tmp_path, extractor, embedder)
     # a budget so small that one user fills half of it
     api, _ = open_api(tmp_path, extractor, embedder, cache_mb=0.01)
     try:
