@@ -28,6 +28,7 @@ from typing import Generic, TypeVar
 from extraction.keys import is_agent_voice
 from extraction.protocols import TextEmbedder
 from extraction.resolver import Catalog, Resolver
+from graph import heap
 from graph.background import Background
 from graph.cache_files import CacheFiles
 from graph.follow import catch_up
@@ -328,25 +329,31 @@ class UserCaches:
         with self._catalog_lock:
             resolver = self._catalogs.get(user_id)
             if resolver is None:
-                resolver = self._saved_catalog(user_id) or Resolver(
-                    self._store.catalog(user_id),
-                    self._store.role_catalog(user_id),
-                    self._store.topic_candidates(user_id),
-                )
+                resolver = self._saved_catalog(user_id) or self._read_catalog(user_id)
                 self._catalogs[user_id] = resolver
             return resolver
+
+    def _read_catalog(self, user_id: str) -> Resolver:
+        """The catalogue read from the graph (caller holds `_catalog_lock`)."""
+        known = self._store.catalog(user_id)
+        roles = self._store.role_catalog(user_id)
+        held = self._store.topic_candidates(user_id)
+        with heap.long_lived():
+            return Resolver(known, roles, held)
 
     def _saved_catalog(self, user_id: str) -> Resolver | None:
         """The catalogue a file holds at the graph's mark now (caller holds `_catalog_lock`)."""
         if self._files is None:
             return None
         mark = self._store.change_mark(user_id)
-        saved = self._files.catalog.load(user_id, mark)
-        if saved is None:
-            return None
+        with heap.long_lived():
+            saved = self._files.catalog.load(user_id, mark)
+            if saved is None:
+                return None
+            resolver = Resolver.from_catalog(saved)
         self._catalog_saved[user_id] = mark
         self.catalogs_loaded += 1
-        return Resolver.from_catalog(saved)
+        return resolver
 
     def forget_catalog(
         self, user_id: str, keep_facts: bool = False, keep_file: bool = False

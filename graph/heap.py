@@ -26,6 +26,8 @@ from __future__ import annotations
 import gc
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 # how far the frozen objects may grow before a full pass walks them all again
@@ -73,6 +75,27 @@ def settle() -> None:
     objects; settled at its end, the full passes they would set off do not fall into the first
     calls (in process, a 0.28 s parse of a ten-word question in the first call after it)."""
     gc.collect()
+
+
+@contextmanager
+def long_lived() -> Iterator[None]:
+    """Around building objects that live as long as their user is held (a catalogue taken from
+    its file: 20,723 entities and 85,840 held names on the 50,000-memory user, about a million
+    objects): no collection runs while they are made, and when freezing is on they are frozen
+    at once, unwalked. Built with the collector on, they set off dozens of collections that
+    walk them again and again as they age: 0.13 s of that user's first call after a restart
+    (0.96–0.99 s; 0.84–0.87 s with this). None of them is cyclic garbage. Pure code only inside:
+    the pause is process-wide, so no statement or other wait may run under it."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        with _lock:
+            if _users:
+                gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 def stop_freezing() -> None:

@@ -119,3 +119,37 @@ def test_full_passes_count_the_frozen_objects_at_most_once_a_window(
     monkeypatch.setattr(heap, "_counted_at", long_ago)  # the window has passed
     gc.collect()
     assert len(counts) == 2
+
+
+def test_what_is_built_to_live_is_frozen_unwalked_and_collection_resumes(freezing: None) -> None:
+    """`long_lived` (a catalogue taken from its file): no collection while it builds, what it
+    made frozen at the end when freezing is on, and the collector as it was before."""
+    gc.enable()
+    collections: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    gc.callbacks.append(count)
+    try:
+        with heap.long_lived():
+            assert not gc.isenabled()
+            built = [[i] for i in range(20_000)]  # far past the young generation's threshold
+        assert gc.isenabled()
+    finally:
+        gc.callbacks.remove(count)
+        gc.disable()  # the fixture's state
+    assert collections == []
+    tracked = {id(o) for o in gc.get_objects()}
+    assert id(built[0]) not in tracked and id(built[-1]) not in tracked
+
+
+def test_without_freezing_what_is_built_stays_with_the_collector() -> None:
+    """A process that never asked to freeze (a one-shot CLI command) keeps its objects walked:
+    they are freed by a full pass when they form cycles."""
+    enabled = gc.isenabled()
+    with heap.long_lived():
+        built = [[i] for i in range(100)]
+    assert gc.isenabled() == enabled
+    assert id(built[0]) in {id(o) for o in gc.get_objects()}
