@@ -386,7 +386,7 @@ def run(args: argparse.Namespace) -> None:
     ingest_seconds = 0.0
     latencies: list[float] = []
     turns_total = sum(len(c.turns) for c in conversations)
-    from probe import Probes  # bench/ is on the path when run; tests import this module bare
+    from probe import Probes, settled  # bench/ is on the path when run; tests import it bare
 
     probes = Probes(args.signals, args.rankings)
     if (args.signals or args.rankings) and args.url:
@@ -396,6 +396,8 @@ def run(args: argparse.Namespace) -> None:
             started = time.perf_counter()
             ingest(client, conversation, args.batch)
             ingest_seconds += time.perf_counter() - started
+            if probes.wanted and runtime is not None:
+                settled(runtime, conversation.user)
             base = Baselines(conversation, embed)
             for question in conversation.questions + constructed(conversation, args.unanswerable):
                 ask(client, conversation, question, profiles, methods, latencies)
