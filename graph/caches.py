@@ -338,19 +338,22 @@ class UserCaches:
         known = self._store.catalog(user_id)
         roles = self._store.role_catalog(user_id)
         held = self._store.topic_candidates(user_id)
-        with heap.long_lived():
-            return Resolver(known, roles, held)
+        with heap.long_lived() as built:
+            resolver = Resolver(known, roles, held)
+            built.keep()
+        return resolver
 
     def _saved_catalog(self, user_id: str) -> Resolver | None:
         """The catalogue a file holds at the graph's mark now (caller holds `_catalog_lock`)."""
         if self._files is None:
             return None
         mark = self._store.change_mark(user_id)
-        with heap.long_lived():
+        with heap.long_lived() as built:  # the file's read is local: no statement inside
             saved = self._files.catalog.load(user_id, mark)
             if saved is None:
                 return None
             resolver = Resolver.from_catalog(saved)
+            built.keep()
         self._catalog_saved[user_id] = mark
         self.catalogs_loaded += 1
         return resolver

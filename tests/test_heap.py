@@ -121,9 +121,16 @@ def test_full_passes_count_the_frozen_objects_at_most_once_a_window(
     assert len(counts) == 2
 
 
-def test_what_is_built_to_live_is_frozen_unwalked_and_collection_resumes(freezing: None) -> None:
+def _tracked(*objects: object) -> list[bool]:
+    ids = {id(o) for o in gc.get_objects()}  # the frozen generation is not listed
+    return [id(o) in ids for o in objects]
+
+
+def test_what_is_built_to_live_is_frozen_at_once_and_collection_resumes(freezing: None) -> None:
     """`long_lived` (a catalogue taken from its file): no collection while it builds, what it
-    made frozen at the end when freezing is on, and the collector as it was before."""
+    made frozen at the end and counted as walked, and the collector as it was before."""
+    heap.freeze_started()  # a serving start: the growth rule counts from here
+    walked = heap._walked
     gc.enable()
     collections: list[int] = []
 
@@ -133,23 +140,67 @@ def test_what_is_built_to_live_is_frozen_unwalked_and_collection_resumes(freezin
 
     gc.callbacks.append(count)
     try:
-        with heap.long_lived():
+        with heap.long_lived() as built:
             assert not gc.isenabled()
-            built = [[i] for i in range(20_000)]  # far past the young generation's threshold
+            made = [[i] for i in range(20_000)]  # far past the young generation's threshold
+            built.keep()
         assert gc.isenabled()
     finally:
         gc.callbacks.remove(count)
         gc.disable()  # the fixture's state
     assert collections == []
-    tracked = {id(o) for o in gc.get_objects()}
-    assert id(built[0]) not in tracked and id(built[-1]) not in tracked
+    assert _tracked(made[0], made[-1]) == [False, False]
+    assert heap._walked >= walked + len(made)  # no thaw for this growth
 
 
-def test_without_freezing_what_is_built_stays_with_the_collector() -> None:
-    """A process that never asked to freeze (a one-shot CLI command) keeps its objects walked:
-    they are freed by a full pass when they form cycles."""
-    enabled = gc.isenabled()
+def test_a_build_that_failed_or_kept_nothing_is_not_frozen(freezing: None) -> None:
+    heap.freeze_started()
     with heap.long_lived():
-        built = [[i] for i in range(100)]
+        unkept = [[i] for i in range(100)]
+    with pytest.raises(ValueError), heap.long_lived() as built:
+        failed = [[i] for i in range(100)]
+        raise ValueError("torn file")
+        built.keep()
+    assert _tracked(unkept[0], failed[0]) == [True, True]
+
+
+def test_nothing_is_frozen_right_after_a_thaw(freezing: None) -> None:
+    """After the growth rule thawed, the next full pass is to walk everything (and free frozen
+    cycles): a build in between must not freeze them again."""
+    heap.freeze_started()
+    heap.thaw()
+    with heap.long_lived() as built:
+        made = [[i] for i in range(100)]
+        built.keep()
+    assert _tracked(made[0]) == [True]
+
+
+def test_without_freezing_what_is_built_stays_with_the_collector(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A process that never asked to freeze (a one-shot CLI command) keeps its objects walked."""
+    monkeypatch.setattr(heap, "_users", 0)
+    enabled = gc.isenabled()
+    with heap.long_lived() as built:
+        made = [[i] for i in range(100)]
+        built.keep()
     assert gc.isenabled() == enabled
-    assert id(built[0]) in {id(o) for o in gc.get_objects()}
+    assert _tracked(made[0]) == [True]
+
+
+def test_overlapping_pauses_give_the_collector_back_once_the_last_ends() -> None:
+    """Two threads' pauses (a knowledge fold on the background thread, a catalogue on a request
+    thread) that overlap in any order leave the collector as the first found it."""
+    enabled = gc.isenabled()
+    gc.enable()
+    try:
+        first, second = heap.collection_paused(), heap.collection_paused()
+        first.__enter__()
+        second.__enter__()
+        first.__exit__(None, None, None)
+        assert not gc.isenabled()  # the second still runs
+        second.__exit__(None, None, None)
+        assert gc.isenabled()
+    finally:
+        if not enabled:
+            gc.disable()

@@ -11,12 +11,11 @@ relations: bench/profiles.py measures it beside the tally of one session.
 
 from __future__ import annotations
 
-import gc
 import logging
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 
+from graph import heap
 from graph.profile import coverage, coverage_tally
 from graph.profile.coverage_tally import CoverageTally
 from graph.store import Store
@@ -31,7 +30,9 @@ def build_index(
     """Folds the shares into one index (of `domain`, all with None) and stores it."""
     started = time.perf_counter()
     threads = store.knowledge.threads(user_id, OPEN_THREADS_READ)
-    with collection_paused():
+    # the fold's tens of thousands of small objects all live until the index is built: with the
+    # collector on, 150 of a 180 ms fold at 10k memories (bench/profiles.py --scale)
+    with heap.collection_paused():
         index = coverage.build(coverage_tally.fold(shares, domain, threads), time.time())
     store.knowledge.save(user_id, domain, coverage.to_json(index), index.built_at or 0.0)
     log.info(
@@ -41,22 +42,6 @@ def build_index(
         (time.perf_counter() - started) * 1000,
     )
     return index
-
-
-@contextmanager
-def collection_paused() -> Iterator[None]:
-    """The fold makes tens of thousands of small objects that all live until the index is built;
-    with the cyclic collector on, their allocation triggers collections that walk the whole heap
-    (the models' too): at 10k memories 150 of a 180 ms fold (bench/profiles.py --scale). None of
-    them is cyclic garbage, so collection waits until the fold is done. Pure code only: no
-    statement runs inside."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def refresh_indexes(store: Store, user_id: str, shares: Sequence[CoverageTally]) -> None:
