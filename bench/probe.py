@@ -113,7 +113,8 @@ def settled(runtime: Any, user: str) -> None:
     to the whole's IDF; where that split falls depends on when the background rebuilds ran, so
     without this two runs of a bench wrote different lexical features (LoCoMo dev, every question
     of a conversation, by up to 0.004 of the BM25 share) and the ranker's training data, and the
-    trees fitted on it, differed from run to run."""
+    trees fitted on it, differed from run to run. The bench is the service's only client here:
+    nothing is queued after the drain."""
     runtime.service.drain()
     runtime.service.caches.lexical.rebuild(user)
 
