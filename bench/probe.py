@@ -126,10 +126,14 @@ class Probes:
     def __init__(self, path: str | None, rankings: str | None = None) -> None:
         self.path = Path(path) if path else None
         self.rankings = Path(rankings) if rankings else None
-        self.wanted = self.path is not None or self.rankings is not None
         for target in (self.path, self.rankings):
             if target:
                 target.write_text("", encoding="utf-8")
+
+    @property
+    def wanted(self) -> bool:
+        """Whether anything is written (then the bench settles each user first: `settled`)."""
+        return self.path is not None or self.rankings is not None
 
     def add(self, runtime: Any, row: dict[str, Any], speaker: str | None, depth: int) -> None:
         asked = (runtime, row["user"], row["question"], speaker, row["as_of"], depth)

@@ -66,12 +66,17 @@ class Question:
     evidence: int  # evidence turns in all (some may not be candidates)
 
 
+def files_of(sets: Sequence[Sequence[str]]) -> list[str]:
+    """The files of every data set, in the order given: the order of `Question.part`."""
+    return [path for files in sets for path in files]
+
+
 def load(sets: Sequence[Sequence[str]]) -> list[Question]:
     """The questions of every file; the files of one entry of `sets` are one data set (the same
     conversations asked in other words are the same data set, in the same folds)."""
     questions = []
-    paths = [(dataset, path) for dataset, files in enumerate(sets) for path in files]
-    for part, (dataset, path) in enumerate(paths):
+    parts = [(dataset, path) for dataset, files in enumerate(sets) for path in files]
+    for part, (dataset, path) in enumerate(parts):
         for line in Path(path).read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
             if not row["answerable"] or not row["evidence"] or not row["candidates"]:
@@ -194,7 +199,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     sets = [entry.split("+") for entry in args.data.split(",")]
-    paths = [path for files in sets for path in files]
+    paths = files_of(sets)
     questions = load(sets)
     names = [Path(p).stem for p in paths]
     counts = [f"{n} {sum(q.part == d for q in questions)}" for d, n in enumerate(names)]
@@ -273,7 +278,7 @@ def write(
     sets: Sequence[Sequence[str]],
     questions: Sequence[Question],
 ) -> None:
-    paths = [path for files in sets for path in files]
+    paths = files_of(sets)
     given = ",".join("+".join(Path(p).name for p in files) for files in sets)
     trees = [
         {"tree_structure": rounded(t["tree_structure"])} for t in final.dump_model()["tree_info"]
