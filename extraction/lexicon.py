@@ -979,6 +979,85 @@ EVALUATIVE = {
     "quite",
 }
 
+# -- what a question asks for: the entity type of its answer (extraction/asked.py) ---------------
+
+# wh-words that ask for one kind of thing
+ASKED_WH: dict[str, str] = {"where": "place", "who": "person", "whom": "person"}
+
+# nouns a question's "what" / "which" / "how many" qualifies → the type of the thing asked for
+ASKED_NOUNS: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "city",
+            "country",
+            "place",
+            "area",
+            "town",
+            "state",
+            "location",
+            "destination",
+            "region",
+            "neighborhood",
+            "neighbourhood",
+            "village",
+            "island",
+        ),
+        "place",
+    ),
+    **dict.fromkeys(
+        (
+            "book",
+            "novel",
+            "movie",
+            "film",
+            "song",
+            "show",
+            "series",
+            "album",
+            "painting",
+            "poem",
+            "podcast",
+            "musical",
+        ),
+        "work",
+    ),
+    **dict.fromkeys(
+        (
+            "author",
+            "friend",
+            "artist",
+            "musician",
+            "singer",
+            "writer",
+            "actor",
+            "actress",
+            "person",
+            "people",
+        ),
+        "person",
+    ),
+    **dict.fromkeys(
+        (
+            "company",
+            "organization",
+            "organisation",
+            "band",
+            "team",
+            "school",
+            "charity",
+            "university",
+            "college",
+            "employer",
+            "club",
+            "brand",
+        ),
+        "org",
+    ),
+    **dict.fromkeys(("event", "festival", "concert", "conference"), "event"),
+    "language": "language",
+    **dict.fromkeys(("pet", "dog", "cat", "puppy", "kitten"), "pet"),
+}
+
 # -- question cues: words that point at relation types, so "where does she work?" follows them ---
 
 RELATION_CUES: dict[str, tuple[str, ...]] = {

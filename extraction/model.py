@@ -119,6 +119,9 @@ class Extraction:
     # facts the text says stopped holding ("I quit the club", "we broke up"): `dst` is "*" for
     # any (extraction/endings.py)
     endings: list[Relation] = field(default_factory=list)
+    # the entity types a question asks for ("where…?": place; "what books…?": work), for
+    # retrieval (extraction/asked.py)
+    asked: frozenset[str] = frozenset()
 
     def keys(self) -> list[str]:
         return [m.key for m in self.mentions]

@@ -246,6 +246,18 @@ def test_what_the_messages_person_said_is_lifted() -> None:
     assert "speaker:person:mary" in own.via and not any(v.startswith("speaker:") for v in other.via)
 
 
+def test_a_thing_of_the_asked_kind_is_a_feature() -> None:
+    """A "where…?" asks for a place: a memory naming a place other than the message's own seeds
+    gets `asked_type`, one naming only a seed place or no place does not."""
+    scorer = _scorer(asked=frozenset({"place"}), seeds=["person:mary", "place:oslo"])
+    rome = scorer.score(_facts(1, keys=("person:mary", "place:rome")), cosine=0.3)
+    oslo = scorer.score(_facts(2, keys=("person:mary", "place:oslo")), cosine=0.3)
+    none = scorer.score(_facts(3, keys=("person:mary", "topic:chess")), cosine=0.3)
+    assert [scorer.features(s).asked_type for s in (rome, oslo, none)] == [1.0, 0.0, 0.0]
+    unasked = _scorer().score(_facts(1, keys=("person:mary", "place:rome")), cosine=0.3)
+    assert _scorer().features(unasked).asked_type == 0.0
+
+
 def test_a_relation_linking_two_message_entities_lifts_more() -> None:
     rows = [
         _evidence("LIVES_IN", "place:oslo", ids=("a", "b")),

@@ -40,6 +40,9 @@ class Features:
     seed_links: float  # seeds it mentions, at most 3, over 3
     expanded_link: float  # 1 when it mentions an entity one hop from a seed
     held: float  # 1 when it holds a name of the message no entity stands for
+    # 1 when it mentions a thing of the kind the question asks for ("where…?": a place), other
+    # than one the question names (extraction/asked.py)
+    asked_type: float
     vector_hit: float  # 1 when FAISS found it
     lexical_hit: float  # 1 when BM25's top-k found it
     part: float  # 1 when one part of the message is closer to it than the whole
@@ -59,7 +62,7 @@ _FIELDS = attrgetter(*NAMES[:-1])
 
 
 def row(features: Features, neighbour: float) -> tuple[float, ...]:
-    """One candidate's model inputs, in NAMES order (attrgetter: a candidate's 24 values in a
+    """One candidate's model inputs, in NAMES order (attrgetter: a candidate's 25 values in a
     microsecond, where dataclasses.astuple took twenty)."""
     return (*_FIELDS(features), neighbour)
 

@@ -245,6 +245,7 @@ def _rank(
         fusion=ranks if config.fusion_k > 0 else None,
         ranks=ranks,
         walk=_walk(found, candidates, config) if learnt else {},
+        asked=found.said.asked,
     )
     cosine = candidates.cosine
     scored = {

@@ -304,6 +304,8 @@ class Scorer:
     ranks: scoring.Fusion | None = None
     # each candidate's personalised PageRank share (graph/recall/walk.py), for the features
     walk: Mapping[str, float] = field(default_factory=dict)
+    # the entity types the question asks for (Extraction.asked), for the features
+    asked: frozenset[str] = frozenset()
 
     def score(
         self, memory: MemoryFacts, cosine: float, extra: tuple[str, ...] = ()
@@ -348,6 +350,11 @@ class Scorer:
         total = scoring.combine(self.weights, sim, rec, freq)
         return Scored(memory, total, sim, rec, freq, tuple(via), cosine=cosine)
 
+    def _of_asked_type(self, keys: Iterable[str]) -> bool:
+        """Whether one of `keys` is of a type the question asks for and not a seed of it."""
+        asked, seeds = self.asked, self.seeds
+        return bool(asked) and any(k.partition(":")[0] in asked and k not in seeds for k in keys)
+
     def features(self, item: Scored[MemoryFacts]) -> Features:
         """What a learnt ranker sees of a scored candidate (graph/recall/features.py): the
         signals the blend mixed, kept apart. Computed for the candidates a ranker corrects, not
@@ -383,6 +390,7 @@ class Scorer:
             seed_links=min(3, seeds) / 3.0,
             expanded_link=1.0 if any(k in self.expanded for k in linked) else 0.0,
             held=1.0 if memory_id in self.held else 0.0,
+            asked_type=1.0 if self._of_asked_type(memory.entity_keys) else 0.0,
             vector_hit=1.0 if memory_id in self.vector_hits else 0.0,
             lexical_hit=1.0 if memory_id in self.lexical_hits else 0.0,
             part=1.0 if "part" in via else 0.0,
