@@ -1,9 +1,12 @@
 """Fit the learnt ranker (graph/recall/ranker.py) on the candidates the benches wrote with
 `--rankings FILE`, judge it by cross-validation grouped by conversation, and write the model file.
 
-    python bench/locomo.py --profiles default --rankings locomo.jsonl
-    python bench/longmemeval.py --n 40 --no-abstention --rankings lme-dev.jsonl
+    python bench/locomo.py --profiles manual --rankings locomo.jsonl
+    python bench/longmemeval.py --n 110 --no-abstention --profiles manual --rankings lme-dev.jsonl
     python bench/train_ranker.py --data locomo.jsonl,lme-dev.jsonl --out graph/recall/learnt.json
+
+(docs/retrieval.md has the shipped file's whole command, with the questions said in other
+words.)
 
 Each file is one data set. A candidate's label is whether it is an evidence turn of its question.
 The model is LightGBM's lambdarank (gradient-boosted trees that learn the order within each
