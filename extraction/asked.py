@@ -7,7 +7,8 @@ the asked-for kind, which the other candidates mostly do not: in LoCoMo dev, 35%
 turns of such questions name one, against 9% of the other candidates (by spaCy's own types). The
 learnt ranker reads this as one feature (graph/recall/features.py `asked_type`).
 
-Read from the parse, only in sentences that ask (a "?" at the end, or a wh-word first): the
+Read from the parse, only in sentences that ask (a "?" at the end, or a wh-word first in the
+main clause): the
 wh-word itself ("where", "who"), or the noun a "what"/"which"/"how many" qualifies, through "kind
 of", "type of" and "name of" ("what kind of books", "what is the name of her band?"). The nouns
 and their types are a closed list in extraction/lexicon.py; a relative "who" ("my friend who
@@ -21,9 +22,9 @@ from spacy.tokens import Doc, Span, Token
 from extraction.lexicon import ASKED_NOUNS, ASKED_WH
 
 # nouns that pass the question on to what follows their "of": "what kind of books"
-_KIND_OF = {"kind", "kinds", "type", "types", "sort", "sorts", "name", "names"}
-_QUALIFIERS = {"what", "which"}
-_COPULAR = {"nsubj", "attr"}
+_KIND_OF = frozenset({"kind", "kinds", "type", "types", "sort", "sorts", "name", "names"})
+_QUALIFIERS = frozenset({"what", "which"})
+_COPULAR = frozenset({"nsubj", "attr"})
 
 
 def asked_types(doc: Doc) -> frozenset[str]:
@@ -44,15 +45,19 @@ def _asks(sentence: Span) -> bool:
     words = [t for t in sentence if not t.is_punct and not t.is_space]
     if not words:
         return False
-    ends = sentence.text.rstrip().endswith("?")
-    return ends or words[0].tag_ in ("WDT", "WP", "WP$", "WRB")
+    if sentence.text.rstrip().endswith("?"):
+        return True
+    # no "?": a wh-word first that belongs to the main clause ("where did you go"), not to a
+    # clause before it ("where I grew up, it snowed")
+    first = words[0]
+    return first.tag_ in ("WDT", "WP", "WP$", "WRB") and first.head.dep_ == "ROOT"
 
 
 def _asked_by(token: Token) -> str | None:
     """The type `token` asks for, if it is a question's wh-word or the noun one qualifies."""
     lower = token.lower_
     if lower in ASKED_WH:
-        return None if token.head.dep_ == "relcl" else ASKED_WH[lower]
+        return None if _relative(token) else ASKED_WH[lower]
     if lower in _QUALIFIERS and token.dep_ == "det":
         return _noun_type(token.head)
     if lower == "what" and token.dep_ in _COPULAR and token.head.lemma_ == "be":
@@ -62,6 +67,19 @@ def _asked_by(token: Token) -> str | None:
     if lower == "many" and any(c.lower_ == "how" for c in token.children):
         return _noun_type(token.head)
     return None
+
+
+def _relative(wh: Token) -> bool:
+    """Whether a wh-word opens a relative clause ("my friend who moved") rather than a question.
+    spaCy also parses a question after a name as a relative clause on it ("Caroline, where did
+    you camp?"); a question's clause puts its auxiliary before its subject, a relative's does
+    not."""
+    clause = wh.head
+    if clause.dep_ != "relcl":
+        return False
+    subjects = [c.i for c in clause.children if c.dep_ in ("nsubj", "nsubjpass")]
+    auxiliaries = [c.i for c in clause.children if c.dep_ in ("aux", "auxpass")]
+    return not (subjects and auxiliaries and min(auxiliaries) < min(subjects))
 
 
 def _noun_type(noun: Token) -> str | None:

@@ -993,7 +993,6 @@ ASKED_NOUNS: dict[str, str] = {
             "place",
             "area",
             "town",
-            "state",
             "location",
             "destination",
             "region",

@@ -110,7 +110,7 @@ class Models:
         self._queries.shutdown(wait=True)
 
     def extract(self, text: str, speaker: str | None = None) -> Extraction:
-        """One message as `context` reads it (with its parts)."""
+        """One message as `context` reads it (with its parts and what it asks for)."""
         return self.extractor.extract(text, speaker)
 
     def read_and_embed(

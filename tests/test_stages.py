@@ -4,6 +4,7 @@ reads on a recording executor: which statements a context call sends and with wh
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -256,6 +257,18 @@ def test_a_thing_of_the_asked_kind_is_a_feature() -> None:
     assert [scorer.features(s).asked_type for s in (rome, oslo, none)] == [1.0, 0.0, 0.0]
     unasked = _scorer().score(_facts(1, keys=("person:mary", "place:rome")), cosine=0.3)
     assert _scorer().features(unasked).asked_type == 0.0
+
+
+def test_who_said_it_is_not_the_person_asked_for() -> None:
+    """A memory's entity keys hold its speaker: "who…?" must not mark every turn of anyone."""
+    scorer = _scorer(asked=frozenset({"person"}), seeds=["place:oslo"])
+
+    def said_by(n: int, speaker: str, *keys: str) -> MemoryFacts:
+        return replace(_facts(n, keys=(speaker, *keys)), speaker_keys=(speaker,))
+
+    alone = scorer.score(said_by(1, "person:ann", "place:oslo"), cosine=0.3)
+    naming = scorer.score(said_by(2, "person:ann", "place:oslo", "person:bob"), cosine=0.3)
+    assert [scorer.features(s).asked_type for s in (alone, naming)] == [0.0, 1.0]
 
 
 def test_a_relation_linking_two_message_entities_lifts_more() -> None:

@@ -350,10 +350,15 @@ class Scorer:
         total = scoring.combine(self.weights, sim, rec, freq)
         return Scored(memory, total, sim, rec, freq, tuple(via), cosine=cosine)
 
-    def _of_asked_type(self, keys: Iterable[str]) -> bool:
-        """Whether one of `keys` is of a type the question asks for and not a seed of it."""
-        asked, seeds = self.asked, self.seeds
-        return bool(asked) and any(k.partition(":")[0] in asked and k not in seeds for k in keys)
+    def _of_asked_type(self, memory: MemoryFacts) -> bool:
+        """Whether the memory names a thing of a type the question asks for, not a seed of it and
+        not who said it (a memory's entity keys hold its speaker: every turn of anyone would
+        answer "who…?")."""
+        asked, seeds, spoken = self.asked, self.seeds, memory.speaker_keys
+        return bool(asked) and any(
+            k.partition(":")[0] in asked and k not in seeds and k not in spoken
+            for k in memory.entity_keys
+        )
 
     def features(self, item: Scored[MemoryFacts]) -> Features:
         """What a learnt ranker sees of a scored candidate (graph/recall/features.py): the
@@ -390,7 +395,7 @@ class Scorer:
             seed_links=min(3, seeds) / 3.0,
             expanded_link=1.0 if any(k in self.expanded for k in linked) else 0.0,
             held=1.0 if memory_id in self.held else 0.0,
-            asked_type=1.0 if self._of_asked_type(memory.entity_keys) else 0.0,
+            asked_type=1.0 if self._of_asked_type(memory) else 0.0,
             vector_hit=1.0 if memory_id in self.vector_hits else 0.0,
             lexical_hit=1.0 if memory_id in self.lexical_hits else 0.0,
             part=1.0 if "part" in via else 0.0,
