@@ -8,11 +8,10 @@ turns of such questions name one, against 9% of the other candidates (by spaCy's
 learnt ranker reads this as one feature (graph/recall/features.py `asked_type`).
 
 Read from the parse, only in sentences that ask (a "?" at the end, or a wh-word first in the
-main clause): the
-wh-word itself ("where", "who"), or the noun a "what"/"which"/"how many" qualifies, through "kind
-of", "type of" and "name of" ("what kind of books", "what is the name of her band?"). The nouns
-and their types are a closed list in extraction/lexicon.py; a relative "who" ("my friend who
-moved") asks nothing.
+main clause): the wh-word itself ("where", "who"), or the noun a "what"/"which"/"how many"
+qualifies, through "kind of", "type of" and "name of" ("what kind of books", "what is the name of
+her band?"). The nouns and their types are a closed list in extraction/lexicon.py; a relative
+"who" ("my friend who moved") asks nothing, and the feature never counts who said a memory.
 """
 
 from __future__ import annotations
