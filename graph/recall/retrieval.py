@@ -291,7 +291,8 @@ def _assess(
 def _walk(found: Lookup, candidates: Candidates, config: RetrievalConfig) -> dict[str, float]:
     """The personalised PageRank feature of the candidates (graph/recall/walk.py)."""
     cosine = candidates.cosine
-    dense = heapq.nlargest(SEED_STARTS, candidates.facts, key=lambda i: cosine.get(i, 0.0))
+    # equal cosines in id order, not in the order the reads returned the candidates
+    dense = heapq.nlargest(SEED_STARTS, candidates.facts, key=lambda i: (cosine.get(i, 0.0), i))
     return personalised_pagerank(
         candidates.facts,
         found.seeds.keys,
