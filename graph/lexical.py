@@ -30,7 +30,6 @@ building it again from the graph took 6.8 s of a 50,000-memory user's first call
 from __future__ import annotations
 
 import hashlib
-import heapq
 import logging
 import math
 import threading
@@ -144,22 +143,13 @@ class LexicalScores:
         self.covered = covered
 
     def top(self, k: int) -> list[str]:
-        """Ids of the `k` best-scoring memories that share a term with the query, best first;
-        equal scores in id order. A query of one rare word gives many memories the same score, and
-        which of them made the cut followed the index's document order, which differs between
-        two builds of the same memories (a restart, another engine's reads): the learnt ranker's
-        walk restarts at the best five, and its shares moved by half."""
+        """Ids of the `k` best-scoring memories that share a term with the query, best first."""
         if self.best <= 0 or k <= 0:
             return []
-        raw, ids = self._raw, self._ids
-        k = min(k, len(raw))
-        kth = raw[np.argpartition(-raw, k - 1)[k - 1]]
-        above = np.flatnonzero(raw > kth).tolist()  # fewer than k
-        ranked = sorted(above, key=lambda i: (-raw[i], ids[i]))
-        if kth > 0:  # the cut falls among equal scores: the first ids of them, in a bounded heap
-            tied = np.flatnonzero(raw == kth).tolist()
-            ranked += heapq.nsmallest(k - len(above), tied, key=ids.__getitem__)
-        return [ids[i] for i in ranked]
+        k = min(k, len(self._raw))
+        part = np.argpartition(-self._raw, k - 1)[:k]
+        ranked = part[np.argsort(-self._raw[part], kind="stable")]
+        return [self._ids[int(i)] for i in ranked if self._raw[int(i)] > 0]
 
     def normalized(self, memory_id: str) -> float:
         """The memory's score as a share of the best one (0 when it shares no term)."""

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from graph.ids import MemoryId
-from graph.lexical import WARM_AFTER, LexicalIndex, LexicalIndexes, LexicalScores
+from graph.lexical import WARM_AFTER, LexicalIndex, LexicalIndexes
 from graph.records import StoredText
 
 TEXTS = [
@@ -188,16 +188,3 @@ def test_common_words_no_memory_holds_are_not_unknown() -> None:
     index = LexicalIndex(["a"], ["Alice: I work at a bakery in Leeds."])
     assert index.scores("Where do I work?").unknown == 0.0  # "where", "do": common English
     assert index.scores("Where is my ticket to Mars?").unknown == 0.5  # ticket, mars of 4
-
-
-def test_equal_scores_are_cut_in_id_order() -> None:
-    """Which of equal scores make the top follows the ids, not the index's document order (two
-    builds of the same memories, a restart or another engine's reads, order them differently)."""
-    ids = ["c", "a", "d", "b", "e"]
-    raw = np.array([2.0, 2.0, 3.0, 2.0, 0.0], dtype=np.float32)
-    scores = LexicalScores(ids, {i: p for p, i in enumerate(ids)}, raw)
-    assert scores.top(3) == ["d", "a", "b"]
-    shuffled = ["b", "d", "a", "c", "e"]
-    again = LexicalScores(shuffled, {i: p for p, i in enumerate(shuffled)}, raw[[3, 2, 1, 0, 4]])
-    assert again.top(3) == ["d", "a", "b"]
-    assert scores.top(10) == ["d", "a", "b", "c"]  # a memory sharing no term is never top

@@ -290,16 +290,20 @@ def _assess(
 
 def _walk(found: Lookup, candidates: Candidates, config: RetrievalConfig) -> dict[str, float]:
     """The personalised PageRank feature of the candidates (graph/recall/walk.py)."""
-    cosine = candidates.cosine
-    # equal cosines in id order, not in the order the reads returned the candidates
-    dense = heapq.nlargest(SEED_STARTS, candidates.facts, key=lambda i: (cosine.get(i, 0.0), i))
+    cosine, lexical, facts = candidates.cosine, candidates.lexical, candidates.facts
+    # the walk restarts at the best few by each channel; equal scores (one rare word shared with
+    # many memories) are cut by time, then id, never by the order an engine's reads or a BM25
+    # build listed them: the same memories on two engines, or read over Bolt, restarted the walk
+    # at different memories and moved its shares by half
+    dense = heapq.nlargest(
+        SEED_STARTS, facts, key=lambda i: (cosine.get(i, 0.0), facts[i].occurred_at, i)
+    )
+    shared = (i for i in facts if lexical.normalized(i) > 0)
+    best = heapq.nlargest(
+        SEED_STARTS, shared, key=lambda i: (lexical.normalized(i), facts[i].occurred_at, i)
+    )
     return personalised_pagerank(
-        candidates.facts,
-        found.seeds.keys,
-        dense,
-        candidates.lexical.top(SEED_STARTS),
-        found.counts,
-        config.hub_mentions,
+        facts, found.seeds.keys, dense, best, found.counts, config.hub_mentions
     )
 
 
