@@ -40,7 +40,8 @@ def asked_types(doc: Doc) -> frozenset[str]:
 
 
 def _asks(sentence: Span) -> bool:
-    """Whether a sentence is a question: it ends with "?" or opens with a wh-word."""
+    """Whether a sentence is a question: it ends with "?" or its main clause opens with a
+    wh-word."""
     words = [t for t in sentence if not t.is_punct and not t.is_space]
     if not words:
         return False

@@ -41,7 +41,7 @@ class Features:
     expanded_link: float  # 1 when it mentions an entity one hop from a seed
     held: float  # 1 when it holds a name of the message no entity stands for
     # 1 when it mentions a thing of the kind the question asks for ("where…?": a place), other
-    # than one the question names (extraction/asked.py)
+    # than one the question names or the memory's speaker (extraction/asked.py)
     asked_type: float
     vector_hit: float  # 1 when FAISS found it
     lexical_hit: float  # 1 when BM25's top-k found it

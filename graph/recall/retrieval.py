@@ -18,7 +18,7 @@ from __future__ import annotations
 import heapq
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -291,20 +291,24 @@ def _assess(
 def _walk(found: Lookup, candidates: Candidates, config: RetrievalConfig) -> dict[str, float]:
     """The personalised PageRank feature of the candidates (graph/recall/walk.py)."""
     cosine, lexical, facts = candidates.cosine, candidates.lexical, candidates.facts
-    # the walk restarts at the best few by each channel; equal scores (one rare word shared with
-    # many memories) are cut by time, then id, never by the order an engine's reads or a BM25
-    # build listed them: the same memories on two engines, or read over Bolt, restarted the walk
-    # at different memories and moved its shares by half
-    dense = heapq.nlargest(
-        SEED_STARTS, facts, key=lambda i: (cosine.get(i, 0.0), facts[i].occurred_at, i)
-    )
-    shared = (i for i in facts if lexical.normalized(i) > 0)
-    best = heapq.nlargest(
-        SEED_STARTS, shared, key=lambda i: (lexical.normalized(i), facts[i].occurred_at, i)
-    )
+    dense = {i: cosine.get(i, 0.0) for i in facts}
+    words = {i: share for i in facts if (share := lexical.normalized(i)) > 0}
     return personalised_pagerank(
-        facts, found.seeds.keys, dense, best, found.counts, config.hub_mentions
+        facts,
+        found.seeds.keys,
+        _starts(dense, facts),
+        _starts(words, facts),
+        found.counts,
+        config.hub_mentions,
     )
+
+
+def _starts(scores: Mapping[str, float], facts: Mapping[str, MemoryFacts]) -> list[str]:
+    """The best few candidates by one channel, where the walk restarts. Equal scores (one rare
+    word shared with many memories) are cut by time, then id, never by the order an engine's
+    reads or a BM25 build listed them: the same memories on two engines, or read over Bolt,
+    restarted the walk at different memories and moved its shares by half."""
+    return heapq.nlargest(SEED_STARTS, scores, key=lambda i: (scores[i], facts[i].occurred_at, i))
 
 
 def _fusion(candidates: Candidates, config: RetrievalConfig) -> Fusion:
