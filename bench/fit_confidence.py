@@ -1,15 +1,26 @@
 """Fit and judge the block's confidence (graph/recall/confidence.py) from the signals the benches
 wrote (`--signals FILE` of bench/locomo.py and bench/longmemeval.py; bench/probe.py).
 
+The confidence is a product of two logistic models: `CALIBRATION` (what the memory holds is the
+named person's and answers the message; fitted against every unanswerable question) and
+`MENTIONED` (the memory holds the things asked about at all; fitted against the questions
+unanswerable by construction, bench/unanswerable.py). `--against` says which one a run fits; the
+other factor stays as shipped.
+
 - each signal's AUROC alone (answerable against unanswerable), per file;
 - a logistic regression (L2, each file weighted by the square root of its share) fitted on the
   `--fit` files and scored on every file, with a bootstrap 95% interval of the AUROC (questions
   resampled within each class): with a handful of unanswerable questions the interval is wide;
-- the shipped CALIBRATION scored the same way;
+- the shipped confidence scored the same way;
+- with `--against constructed`, each template's questions scored by a model fitted without it
+  (a kind of question the fit never saw);
 - the floors' trade curve: for each (min_score, min_confidence), answerable R@8 / R@10 and the
-  share of unanswerable blocks left empty or carrying a note, from the unfloored ranking.
+  share of answerable blocks emptied, and of each kind of unanswerable block left empty or
+  carrying a note, from the unfloored ranking.
 
     python bench/fit_confidence.py --fit locomo.jsonl,lme-dev.jsonl --score lme-val.jsonl
+    python bench/fit_confidence.py --against constructed --signals dense,unknown,unmentioned \
+        --fit locomo.jsonl,lme-dev.jsonl --score lme-val.jsonl --curve
 """
 
 from __future__ import annotations
@@ -17,16 +28,22 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
+from collections.abc import Callable
 from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from graph.recall.confidence import CALIBRATION, Signals
+from bench.unanswerable import TEMPLATES
+from graph.recall.confidence import CALIBRATION, MENTIONED, Calibration, Signals, confidence
 
 NAMES = [f.name for f in fields(Signals)]
 RNG_SEED = 7  # the bootstrap's resampling only; the fit has no randomness
+# the `category` of a question unanswerable by construction: bench/locomo.py's CONSTRUCTED and
+# bench/longmemeval.py's
+CONSTRUCTED = (6, "constructed")
 
 
 def load(path: str) -> list[dict[str, Any]]:
@@ -39,6 +56,32 @@ def matrix(rows: list[dict[str, Any]], names: list[str]) -> np.ndarray:
 
 def labels(rows: list[dict[str, Any]]) -> np.ndarray:
     return np.array([1.0 if r["answerable"] else 0.0 for r in rows])
+
+
+def kind(row: dict[str, Any]) -> str:
+    """answerable, constructed (bench/unanswerable.py) or adversarial (LoCoMo's category 5,
+    LongMemEval's `_abs`)."""
+    if row["answerable"]:
+        return "answerable"
+    return "constructed" if row.get("category") in CONSTRUCTED else "adversarial"
+
+
+def template(row: dict[str, Any]) -> str:
+    """The bench/unanswerable.py template a constructed question was written from."""
+    for t in TEMPLATES:
+        for form in (t.third, t.first):
+            if re.fullmatch(re.escape(form).replace(re.escape("{name}"), ".+"), row["question"]):
+                return t.name
+    return ""
+
+
+def against(files: dict[str, list[dict[str, Any]]], which: str) -> dict[str, list[dict[str, Any]]]:
+    """The rows a factor is fitted on: the answerable and `which` unanswerable ones (all, or
+    the constructed only)."""
+    return {
+        p: [r for r in rows if which == "all" or kind(r) in ("answerable", which)]
+        for p, rows in files.items()
+    }
 
 
 def auroc(score: np.ndarray, label: np.ndarray) -> float:
@@ -84,10 +127,21 @@ def predict(beta: np.ndarray, x: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-(beta[0] + x @ beta[1:])))
 
 
-def shipped(x: np.ndarray, names: list[str]) -> np.ndarray:
-    weights = asdict(CALIBRATION)
-    z = weights["intercept"] + x @ np.array([weights.get(n, 0.0) for n in names])
+def factor(calibration: Calibration, rows: list[dict[str, Any]]) -> np.ndarray:
+    """One shipped factor of the confidence, per row."""
+    weights = asdict(calibration)
+    z = weights["intercept"] + matrix(rows, NAMES) @ np.array([weights[n] for n in NAMES])
     return 1.0 / (1.0 + np.exp(-z))
+
+
+def shipped(rows: list[dict[str, Any]]) -> np.ndarray:
+    """The shipped confidence, as the service computes it."""
+    return np.array([confidence(Signals(**r["signals"])) for r in rows])
+
+
+def combined(which: str, rows: list[dict[str, Any]], fitted: np.ndarray) -> np.ndarray:
+    """The confidence with the factor fitted `against` `which` replaced by `fitted`."""
+    return fitted * factor(MENTIONED if which == "all" else CALIBRATION, rows)
 
 
 def fit_files(
@@ -104,6 +158,30 @@ def fit_files(
         ys.append(labels(rows))
         ws.append(np.full(len(rows), math.sqrt(share) / share))
     return fit(np.vstack(xs), np.concatenate(ys), np.concatenate(ws), l2)
+
+
+def templates_left_out(
+    files: dict[str, list[dict[str, Any]]], fitted: list[str], names: list[str], l2: float
+) -> Callable[[str, list[dict[str, Any]]], np.ndarray]:
+    """Scores each constructed question by a model fitted without its template's questions,
+    and every other question by the model fitted on all (the curve's `--left-out`)."""
+    whole = fit_files(files, fitted, names, l2)
+
+    def score(path: str, rows: list[dict[str, Any]]) -> np.ndarray:
+        out = predict(whole, matrix(rows, names))
+        for name in {template(r) for r in rows if kind(r) == "constructed"}:
+            rest = {
+                p: [r for r in rs if kind(r) != "constructed" or template(r) != name]
+                for p, rs in files.items()
+            }
+            beta = fit_files(rest, fitted, names, l2)
+            mine = [
+                i for i, r in enumerate(rows) if kind(r) == "constructed" and template(r) == name
+            ]
+            out[mine] = predict(beta, matrix([rows[i] for i in mine], names))
+        return out
+
+    return score
 
 
 def left_out(
@@ -148,17 +226,43 @@ def is_empty(row: dict[str, Any], conf: float, min_score: float, min_conf: float
 
 
 def curve(rows: list[dict[str, Any]], conf: np.ndarray, grid: list[tuple[float, float]]) -> None:
-    answerable = [i for i, r in enumerate(rows) if r["answerable"]]
-    other = [i for i, r in enumerate(rows) if not r["answerable"]]
-    print("| minScore | minConfidence | R@8 | R@10 | answerable emptied | unanswerable caught |")
-    print("|---|---|---|---|---|---|")
+    kinds = [kind(r) for r in rows]
+    answerable = [i for i, k in enumerate(kinds) if k == "answerable"]
+    print(
+        "| minScore | minConfidence | R@8 | R@10 | answerable emptied "
+        "| adversarial caught | constructed caught |"
+    )
+    print("|---|---|---|---|---|---|---|")
     for min_score, min_conf in grid:
         empty = [is_empty(r, float(conf[i]), min_score, min_conf) for i, r in enumerate(rows)]
         r8 = np.mean([recall(rows[i], 8, min_score, empty[i]) for i in answerable])
         r10 = np.mean([recall(rows[i], 10, min_score, empty[i]) for i in answerable])
         lost = np.mean([empty[i] for i in answerable])
-        caught = np.mean([empty[i] or rows[i]["noted"] for i in other]) if other else math.nan
-        print(f"| {min_score} | {min_conf} | {r8:.3f} | {r10:.3f} | {lost:.3f} | {caught:.3f} |")
+
+        def caught(which: str, empty: list[bool] = empty) -> str:
+            mine = [i for i, k in enumerate(kinds) if k == which]
+            rate = np.mean([empty[i] or rows[i]["noted"] for i in mine]) if mine else math.nan
+            return f"{rate:.3f} ({len(mine)})"
+
+        print(
+            f"| {min_score} | {min_conf} | {r8:.3f} | {r10:.3f} | {lost:.3f} "
+            f"| {caught('adversarial')} | {caught('constructed')} |"
+        )
+
+
+def calibration_table(rows: list[dict[str, Any]], conf: np.ndarray) -> None:
+    """Per confidence bin: questions, mean confidence and the share answerable."""
+    print("| confidence | questions | mean confidence | answerable |")
+    print("|---|---|---|---|")
+    y = labels(rows)
+    edges = [0.0, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01]
+    for low, high in zip(edges, edges[1:], strict=False):
+        mine = (conf >= low) & (conf < high)
+        if mine.any():
+            print(
+                f"| {low:.1f}–{min(high, 1.0):.1f} | {int(mine.sum())} "
+                f"| {conf[mine].mean():.2f} | {y[mine].mean():.2f} |"
+            )
 
 
 def main() -> None:
@@ -166,16 +270,38 @@ def main() -> None:
     parser.add_argument("--fit", required=True, help="comma-separated signal files to fit on")
     parser.add_argument("--score", default="", help="comma-separated files only scored")
     parser.add_argument("--signals", default=",".join(NAMES), help="the signals to use")
+    parser.add_argument(
+        "--against",
+        choices=("all", "constructed"),
+        default="all",
+        help="the factor fitted: CALIBRATION (all unanswerable) or MENTIONED (constructed)",
+    )
     parser.add_argument("--l2", type=float, default=1.0)
     parser.add_argument("--curve", action="store_true", help="print the floors' trade curve")
-    parser.add_argument("--shipped", action="store_true", help="the curve of CALIBRATION")
+    parser.add_argument("--shipped", action="store_true", help="the curve of the shipped model")
     parser.add_argument("--min-scores", default="0,0.5,0.6")
     parser.add_argument("--min-confidences", default="0,0.3,0.4,0.5,0.6,0.7")
     args = parser.parse_args()
     names = args.signals.split(",")
     fitted = args.fit.split(",")
     files = {p: load(p) for p in fitted + [p for p in args.score.split(",") if p]}
+    signal_table(files)
+    score = fit_report(files, fitted, names, args.against, args.l2)
+    if args.curve:
+        scores = [float(v) for v in args.min_scores.split(",")]
+        confs = [float(v) for v in args.min_confidences.split(",")]
+        grid = [(s, c) for s in scores for c in confs]
+        for path, rows in files.items():
+            model = "shipped" if args.shipped else f"fitted against {args.against}"
+            conf = shipped(rows) if args.shipped else score(path, rows)
+            print(f"\nfloors on {Path(path).name} ({model} model):\n")
+            curve(rows, conf, grid)
+            print(f"\ncalibration on {Path(path).name} ({model} model):\n")
+            calibration_table(rows, conf)
 
+
+def signal_table(files: dict[str, list[dict[str, Any]]]) -> None:
+    """Each signal's AUROC alone, answerable against every unanswerable question."""
     print("AUROC of each signal alone (answerable high):\n")
     print("| file | n | unanswerable | " + " | ".join(NAMES) + " |")
     print("|---|---|---|" + "---|" * len(NAMES))
@@ -188,38 +314,54 @@ def main() -> None:
             + " |"
         )
 
-    beta = fit_files(files, fitted, names, args.l2)
-    print(f"\nfitted on {', '.join(Path(p).name for p in fitted)} (L2 {args.l2}):")
+
+def fit_report(
+    files: dict[str, list[dict[str, Any]]],
+    fitted: list[str],
+    names: list[str],
+    which: str,
+    l2: float,
+) -> Callable[[str, list[dict[str, Any]]], np.ndarray]:
+    """Fits the factor `which` names, prints its weights and the AUROC of the confidence with
+    it against each kind of unanswerable question (a constructed question scored by the fit
+    without its template), beside the shipped; returns that scoring."""
+    chosen = against(files, which)
+    beta = fit_files(chosen, fitted, names, l2)
+    print(f"\nfitted against {which} on {', '.join(Path(p).name for p in fitted)} (L2 {l2}):")
     print(
-        "  intercept="
-        + f"{beta[0]:.3f}, "
+        f"  intercept={beta[0]:.3f}, "
         + ", ".join(f"{n}={b:.3f}" for n, b in zip(names, beta[1:], strict=True))
     )
-    print("\n| file | fitted AUROC [95% bootstrap] | shipped AUROC [95% bootstrap] |")
-    print("|---|---|---|")
+    if which == "constructed":
+        left = templates_left_out(chosen, fitted, names, l2)
+
+        def score(path: str, rows: list[dict[str, Any]]) -> np.ndarray:
+            return combined(which, rows, left(path, rows))
+    else:
+
+        def score(path: str, rows: list[dict[str, Any]]) -> np.ndarray:
+            return combined(which, rows, predict(beta, matrix(rows, names)))
+
+    print("\n| file | against | fitted AUROC [95% bootstrap] | shipped AUROC [95% bootstrap] |")
+    print("|---|---|---|---|")
     for path, rows in files.items():
-        y = labels(rows)
-        mine = predict(beta, matrix(rows, names))
-        theirs = shipped(matrix(rows, NAMES), NAMES)
-        a, (lo, hi) = auroc(mine, y), bootstrap(mine, y)
-        b, (lo2, hi2) = auroc(theirs, y), bootstrap(theirs, y)
-        held = "" if path in fitted else " (held out)"
-        print(f"| {Path(path).name}{held} | {a:.3f} [{lo:.3f}, {hi:.3f}] ", end="")
-        print(f"| {b:.3f} [{lo2:.3f}, {hi2:.3f}] |")
-    for path, value in left_out(files, fitted, names, args.l2).items():
+        mine, theirs = score(path, rows), shipped(rows)
+        for other in ("adversarial", "constructed"):
+            keep = np.array([kind(r) in ("answerable", other) for r in rows])
+            y = labels(rows)[keep]
+            if (y == 0).sum() == 0:
+                continue
+            a, (lo, hi) = auroc(mine[keep], y), bootstrap(mine[keep], y)
+            b, (lo2, hi2) = auroc(theirs[keep], y), bootstrap(theirs[keep], y)
+            held = "" if path in fitted else " (held out)"
+            print(f"| {Path(path).name}{held} | {other} | {a:.3f} [{lo:.3f}, {hi:.3f}] ", end="")
+            print(f"| {b:.3f} [{lo2:.3f}, {hi2:.3f}] |")
+    for path, value in left_out(chosen, fitted, names, l2).items():
         print(
-            f"\n{Path(path).name}, each user's questions scored by a model fitted without them: "
+            f"\n{Path(path).name}, each user's questions scored by a factor fitted without them: "
             f"AUROC {value:.3f}"
         )
-    if args.curve:
-        scores = [float(v) for v in args.min_scores.split(",")]
-        confs = [float(v) for v in args.min_confidences.split(",")]
-        grid = [(s, c) for s in scores for c in confs]
-        for path, rows in files.items():
-            model = "shipped" if args.shipped else "fitted"
-            print(f"\nfloors on {Path(path).name} ({model} model):\n")
-            x = matrix(rows, NAMES if args.shipped else names)
-            curve(rows, shipped(x, NAMES) if args.shipped else predict(beta, x), grid)
+    return score
 
 
 if __name__ == "__main__":

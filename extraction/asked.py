@@ -39,6 +39,15 @@ def asked_types(doc: Doc) -> frozenset[str]:
     return frozenset(asked)
 
 
+def asked_nouns(doc: Doc) -> tuple[str, ...]:
+    """The common nouns of the questions of `doc`, lower case, each once: the things a question
+    asks about by name ("what is the name of my dentist?": name, dentist). A thing no memory
+    ever names is a question the memory cannot answer (graph/recall/confidence.py
+    `unmentioned`); a statement names new things all the time, so only questions count."""
+    nouns = (t.lower_ for s in doc.sents if _asks(s) for t in s if t.pos_ == "NOUN")
+    return tuple(dict.fromkeys(nouns))
+
+
 def _asks(sentence: Span) -> bool:
     """Whether a sentence is a question: it ends with "?" or its main clause opens with a
     wh-word."""

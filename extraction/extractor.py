@@ -25,7 +25,7 @@ from dataclasses import replace
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
-from extraction.asked import asked_types
+from extraction.asked import asked_nouns, asked_types
 from extraction.chunks import joined, text_parts
 from extraction.facts import extract_facts
 from extraction.keys import is_agent_voice
@@ -110,10 +110,11 @@ class Extractor:
 
     def extract(self, text: str, speaker: str | None = None) -> Extraction:
         """One message as `context` reads it: with its parts (extraction/parts.py) and the kinds
-        of thing it asks for (extraction/asked.py), which only a question is read for, so ingest
-        does not compute them."""
+        of thing it asks for and the nouns it asks about (extraction/asked.py), which only a
+        question is read for, so ingest does not compute them."""
         doc = self.nlp(parsed_head(text, self.max_chars))
-        return replace(extract(doc, speaker), parts=parts(doc), asked=asked_types(doc))
+        said = extract(doc, speaker)
+        return replace(said, parts=parts(doc), asked=asked_types(doc), asked_nouns=asked_nouns(doc))
 
     def reported_many(
         self, items: Sequence[tuple[str, str]], listeners: Mapping[str, str] | None = None

@@ -122,6 +122,9 @@ class Extraction:
     # the entity types a question asks for ("where…?": place; "what books…?": work), for
     # retrieval (extraction/asked.py)
     asked: frozenset[str] = frozenset()
+    # the common nouns its questions name, lower case (extraction/asked.py), for the block's
+    # confidence: a question about a thing no memory names has no answer in memory
+    asked_nouns: tuple[str, ...] = ()
 
     def keys(self) -> list[str]:
         return [m.key for m in self.mentions]

@@ -130,6 +130,7 @@ class LexicalScores:
         raw: Scores,
         unknown: float = 0.0,
         covered: float = 0.0,
+        unmentioned: float = 0.0,
     ) -> None:
         self._ids = ids
         self._positions = positions
@@ -141,6 +142,9 @@ class LexicalScores:
         # of the query's terms that some memory holds, the share (by IDF) that the best-scoring
         # memory holds: 1 when one memory holds every word of the message that memory knows
         self.covered = covered
+        # 1 when a noun the query's questions name is held by no memory ("what is my blood
+        # type?" asked of a history that never says "blood"): `LexicalIndex._unmentioned`
+        self.unmentioned = unmentioned
 
     def top(self, k: int) -> list[str]:
         """Ids of the `k` best-scoring memories that share a term with the query, best first."""
@@ -478,19 +482,41 @@ class LexicalIndex:
                 if position < self._base_size:
                     self._removed_base.append(position)
 
-    def scores(self, query: str) -> LexicalScores:
-        """BM25 scores of the query against every memory of the user."""
+    def scores(self, query: str, nouns: Sequence[str] = ()) -> LexicalScores:
+        """BM25 scores of the query against every memory of the user; `nouns`, the nouns its
+        questions name (Extraction.asked_nouns), for `LexicalScores.unmentioned`."""
         terms = _tokens([query])[0]
         if not terms:
             return _NO_SCORES
+        named = _tokens(nouns) if nouns else []
         with self._lock:
             base = self._base_scores(terms)
             tail = self._tail_scores(terms)
             raw = np.concatenate([base, tail]) if len(tail) else base
             if self._removed:
                 raw[[self._positions[i] for i in self._removed]] = 0.0
-            covered = self._covered(terms, raw)
-            return LexicalScores(self._ids, self._positions, raw, self._unknown(terms), covered)
+            return LexicalScores(
+                self._ids,
+                self._positions,
+                raw,
+                unknown=self._unknown(terms),
+                covered=self._covered(terms, raw),
+                unmentioned=self._unmentioned(nouns, named),
+            )
+
+    def _unmentioned(self, nouns: Sequence[str], stems: Sequence[Sequence[str]]) -> float:
+        """1 when one of the `nouns` (each with its `stems`) is held by no memory under any stem
+        (under the lock), else 0. Unlike `_unknown`, no share of the message: a question about
+        one thing the memory never names is unanswerable however well its other words match.
+        A very common noun ("time", "way": Zipf ≥ COMMON_ZIPF) never counts, as there."""
+        from wordfreq import zipf_frequency
+
+        unheard = (
+            noun
+            for noun, held in zip(nouns, stems, strict=True)
+            if held and all(self._df.get(t, 0) == 0 for t in held)
+        )
+        return 1.0 if any(zipf_frequency(n, "en") < COMMON_ZIPF for n in unheard) else 0.0
 
     def _unknown(self, terms: list[str]) -> float:
         """The IDF-weighted share of `terms` that no memory holds (under the lock). A very

@@ -49,6 +49,22 @@ def test_nothing_is_asked_for(extractor: Extractor, text: str) -> None:
     assert extractor.extract(text, "User").asked == frozenset()
 
 
+@pytest.mark.parametrize(
+    ("text", "nouns"),
+    [
+        ("What is the name of my dentist?", ("name", "dentist")),
+        ("Which bank holds Tim's mortgage?", ("bank", "mortgage")),
+        ("I fixed my car. What make is Caroline's bike?", ("bike",)),  # the question only
+        ("I need to fix my car.", ()),  # a statement names new things all the time
+        ("Where did Caroline go with Melanie?", ()),  # no common noun; names are not counted
+    ],
+)
+def test_the_nouns_a_question_names(
+    extractor: Extractor, text: str, nouns: tuple[str, ...]
+) -> None:
+    assert extractor.extract(text, "User").asked_nouns == nouns
+
+
 def test_every_asked_kind_is_an_entity_type() -> None:
     """A kind the lexicon names but no entity has would never mark a memory."""
     assert set(ASKED_WH.values()) | set(ASKED_NOUNS.values()) <= set(ENTITY_TYPES)
@@ -56,8 +72,8 @@ def test_every_asked_kind_is_an_entity_type() -> None:
 
 def test_ingest_does_not_read_what_is_asked(extractor: Extractor) -> None:
     """Only a message is read for it: a stored question keeps no asked types."""
-    (stored,) = extractor.extract_many([("Where did you go hiking?", "Ana")])
-    assert stored.asked == frozenset()
+    (stored,) = extractor.extract_many([("Where did you go hiking with your dog?", "Ana")])
+    assert stored.asked == frozenset() and stored.asked_nouns == ()
 
 
 @pytest.mark.slow  # starts the engine and the service

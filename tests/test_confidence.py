@@ -13,6 +13,8 @@ from graph.ids import MemoryId
 from graph.limits import Limits
 from graph.recall.block import MEMORIES_HEADER, NOTHING_RELEVANT, BlockParts, compose
 from graph.recall.confidence import (
+    CALIBRATION,
+    MENTIONED,
     Calibration,
     Conflict,
     MatchEvidence,
@@ -23,6 +25,7 @@ from graph.recall.confidence import (
     confidence,
     find_conflicts,
     flagged,
+    logistic,
     part_gap,
     person_share,
     structural_match,
@@ -152,12 +155,22 @@ def test_thing_share_is_who_talks_about_the_things_named() -> None:
     assert thing_share(_seeds(["person:ana"]), said, both) == 0.5
 
 
-def test_confidence_is_a_logistic_of_the_signals() -> None:
+def test_confidence_is_a_product_of_two_logistics_of_the_signals() -> None:
     signals = Signals(dense=0.8, unknown=0.0, person=1.0, thing=1.0, conflict=0.0, flagged=0.0)
     flat = Calibration(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-    assert confidence(signals, flat) == 0.5
+    assert confidence(signals, flat, flat) == 0.25
+    assert confidence(signals, flat) == pytest.approx(0.5 * logistic(signals, MENTIONED))
     worse = Signals(dense=0.3, unknown=0.5, person=0.0, thing=0.0, conflict=1.0, flagged=1.0)
     assert 0.0 < confidence(worse) < confidence(signals) < 1.0
+
+
+def test_a_named_thing_the_memory_never_mentions_lowers_the_confidence() -> None:
+    """The second factor: a question whose best match is fair and whose words are mostly
+    known, but which names a thing no memory holds ("what is my blood type?")."""
+    asked = Signals(dense=0.5, unknown=0.3, person=1.0, thing=0.5, conflict=0.0, flagged=0.0)
+    never = replace(asked, unmentioned=1.0)
+    assert logistic(never, CALIBRATION) == logistic(asked, CALIBRATION)  # the first factor
+    assert MENTIONED.unmentioned < 0 and confidence(never) < confidence(asked)
 
 
 def test_agreement_is_the_dense_and_lexical_tops_overlap() -> None:

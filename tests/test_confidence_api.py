@@ -87,6 +87,22 @@ def test_a_question_about_something_never_said_gets_the_nothing_relevant_block(
     assert everything["memories"] and NOTHING_RELEVANT not in everything["text"]
 
 
+@pytest.mark.parametrize(
+    "question", ["What is Melanie's blood type?", "Which bank holds Melanie's mortgage?"]
+)
+def test_a_question_naming_a_thing_no_memory_mentions_gets_the_nothing_relevant_block(
+    keyed: Api, question: str
+) -> None:
+    """It names Melanie, whom the memory knows well, and a thing no memory mentions."""
+    block = _context(keyed, "mel", "mel", question)
+    assert block["memories"] == []
+    assert f"[RELEVANT MEMORIES]\n{NOTHING_RELEVANT}" in block["text"]
+    # a question about a thing the memory holds is answered
+    held = _context(keyed, "mel", "mel", "Which kids did Melanie take to the race?")
+    assert held["memories"] and held["confidence"] > 0.5 > block["confidence"]
+    assert "kids" in " ".join(m["memory"]["text"] for m in held["memories"])
+
+
 def test_a_question_giving_one_persons_event_to_another_gets_the_note(keyed: Api) -> None:
     block = _context(keyed, "mel", "mel", "What did Caroline realise after her charity race?")
     found = {(c["asked"], c["found"], c["target"]) for c in block["conflicts"]}
@@ -131,3 +147,22 @@ def test_bad_floors_name_the_field(keyed: Api, variables: dict[str, float], fiel
     error = body["errors"][0]
     assert error["extensions"]["code"] == "BAD_USER_INPUT"
     assert field in error["message"]
+
+
+def test_another_users_words_never_count_as_mentioned(keyed: Api) -> None:
+    """Whether a thing was ever mentioned is read from the asking user's memories alone: bob
+    giving blood does not make mel's blood type answerable. (Last in the file: bob then holds
+    a memory, which the isolation test above assumes he does not.)"""
+    inputs = [
+        {
+            "userId": "bob",
+            "text": "I gave blood at the clinic today.",
+            "speaker": "Bob",
+            "occurredAt": "2026-10-10T10:00:00Z",  # before the calls' asOf
+        }
+    ]
+    assert "errors" not in keyed.raw(REMEMBER_MANY, headers=_auth("bob"), inputs=inputs)
+    mel = _context(keyed, "mel", "mel", "What is Melanie's blood type?")
+    assert mel["memories"] == [] and NOTHING_RELEVANT in mel["text"]
+    bob = _context(keyed, "bob", "bob", "Where did I give blood?")
+    assert [m["memory"]["text"] for m in bob["memories"]] == ["I gave blood at the clinic today."]

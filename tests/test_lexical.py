@@ -188,3 +188,16 @@ def test_common_words_no_memory_holds_are_not_unknown() -> None:
     index = LexicalIndex(["a"], ["Alice: I work at a bakery in Leeds."])
     assert index.scores("Where do I work?").unknown == 0.0  # "where", "do": common English
     assert index.scores("Where is my ticket to Mars?").unknown == 0.5  # ticket, mars of 4
+
+
+def test_a_named_noun_no_memory_holds_is_unmentioned() -> None:
+    index = LexicalIndex(["a", "b"], ["Kim: my dentists are great", "Kim: I drove the van home"])
+    assert index.scores("What is my blood type?", ["blood", "type"]).unmentioned == 1.0
+    # a noun held under another form of its stem ("dentists") is mentioned
+    assert index.scores("Who is my dentist?", ["dentist"]).unmentioned == 0.0
+    assert index.scores("Which van?", ["van"]).unmentioned == 0.0
+    # a very common noun never counts ("time"), and no nouns, nothing unmentioned
+    assert index.scores("What time is it?", ["time"]).unmentioned == 0.0
+    assert index.scores("What is my blood type?").unmentioned == 0.0
+    index.add(["c"], ["Kim: I gave blood today"])  # the tail counts as the base does
+    assert index.scores("What is my blood type?", ["blood"]).unmentioned == 0.0

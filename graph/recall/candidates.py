@@ -73,14 +73,16 @@ def gather(
     known: list[str],
     embedding: Future[Vector],
     parts: Rows | None = None,
+    nouns: Sequence[str] = (),
 ) -> Candidates:
     """Reads the candidates: those known without the message's vector (BM25's, and `known`)
-    while it is computed, then FAISS's for the message and for each of its parts."""
+    while it is computed, then FAISS's for the message and for each of its parts. `nouns`, the
+    nouns the message's questions name, only inform `LexicalScores.unmentioned`."""
     user_id, config = request.user_id, request.config
     caches = reads.caches
     laps = Laps()
     k = max(config.vector_k, request.max_memories * 4)
-    lexical = caches.lexical.get(user_id).scores(request.message)
+    lexical = caches.lexical.get(user_id).scores(request.message, nouns)
     lexical_top = lexical.top(max(config.lexical_k, k))
     laps.lap("bm25")
     skew = config.clock_skew_hours

@@ -202,7 +202,8 @@ def _look_and_gather(
     parts = reads.models.embed_queries(pieces) if pieces else None
     laps.lap("lookup")
     try:
-        candidates = gather(reads, request, as_of, found.known, embedding, parts)
+        nouns = found.said.asked_nouns
+        candidates = gather(reads, request, as_of, found.known, embedding, parts, nouns)
     finally:
         if parts is not None:
             parts.cancel()  # as the message's: a failed call leaves no work queued
@@ -284,6 +285,7 @@ def _assess(
         ),
         voice=voice_gap(found.seeds.people, facts, lambda i: candidates.cosine.get(i, 0.0)),
         voice_lexical=voice_gap(found.seeds.people, facts, candidates.lexical.normalized),
+        unmentioned=candidates.lexical.unmentioned,
     )
     return assess(found.seeds, found.cards, ranked, facts, match, request.config.conflict_min_count)
 
