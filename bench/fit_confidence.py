@@ -35,8 +35,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from unanswerable import TEMPLATES  # bench/unanswerable.py, beside this file
 
-from bench.unanswerable import TEMPLATES
 from graph.recall.confidence import CALIBRATION, MENTIONED, Calibration, Signals, confidence
 
 NAMES = [f.name for f in fields(Signals)]

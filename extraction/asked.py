@@ -21,7 +21,8 @@ from spacy.tokens import Doc, Span, Token
 from extraction.lexicon import ASKED_NOUNS, ASKED_WH
 
 # nouns that pass the question on to what follows their "of": "what kind of books"
-_KIND_OF = frozenset({"kind", "kinds", "type", "types", "sort", "sorts", "name", "names"})
+_KINDS = frozenset({"kind", "kinds", "type", "types", "sort", "sorts"})
+_KIND_OF = _KINDS | {"name", "names"}
 _QUALIFIERS = frozenset({"what", "which"})
 _COPULAR = frozenset({"nsubj", "attr"})
 
@@ -43,9 +44,33 @@ def asked_nouns(doc: Doc) -> tuple[str, ...]:
     """The common nouns of the questions of `doc`, lower case, each once: the things a question
     asks about by name ("what is the name of my dentist?": name, dentist). A thing no memory
     ever names is a question the memory cannot answer (graph/recall/confidence.py
-    `unmentioned`); a statement names new things all the time, so only questions count."""
-    nouns = (t.lower_ for s in doc.sents if _asks(s) for t in s if t.pos_ == "NOUN")
+    `unmentioned`); a statement names new things all the time, so only questions count. The
+    kind of the answer is left out ("what instrument…?", "which kind of pet…?", "how many
+    books…?"): the memory that answers names the cello, not the instrument."""
+    nouns: list[str] = []
+    for sentence in doc.sents:
+        if not _asks(sentence):
+            continue
+        kinds = {k.i for t in sentence for k in _answer_kinds(t)}
+        nouns += [t.lower_ for t in sentence if t.pos_ == "NOUN" and t.i not in kinds]
     return tuple(dict.fromkeys(nouns))
+
+
+def _answer_kinds(token: Token) -> list[Token]:
+    """The nouns a "what"/"which"/"how many" qualifies, through "kind of": the answer's kind."""
+    qualifier = token.lower_ in _QUALIFIERS and token.dep_ == "det"
+    how_many = token.lower_ == "many" and any(c.lower_ == "how" for c in token.children)
+    if not (qualifier or how_many):
+        return []
+    noun = token.head
+    found = [noun]
+    while noun.lower_ in _KINDS:
+        objects = [c for p in noun.children if p.dep_ == "prep" for c in p.children]
+        if not objects:
+            break
+        noun = objects[0]
+        found.append(noun)
+    return found
 
 
 def _asks(sentence: Span) -> bool:

@@ -137,18 +137,18 @@ AGREE_TOP = 10
 # car's make, a dentist, a blood type that the conversation never names) on LoCoMo dev and
 # LongMemEval dev, L2 1.0, each data set weighted by the square root of its share
 # (`bench/fit_confidence.py --against constructed --signals dense,unknown,unmentioned`). Each
-# template's questions scored by the fit without them: AUROC 0.993 on LoCoMo; LongMemEval
+# template's questions scored by the fit without them: AUROC 0.995 on LoCoMo; LongMemEval
 # validation, never fitted on, 1.000. Without `unmentioned`, LoCoMo's constructed blocks left
-# empty at the floor fell from 86% to 64% at the same cost (docs/retrieval.md "Confidence")
+# empty at the floor fell from 92% to 64% (docs/retrieval.md "Two ways to be unanswerable")
 MENTIONED = Calibration(
-    intercept=2.742,
-    dense=5.455,
-    unknown=-5.015,
+    intercept=3.03,
+    dense=4.81,
+    unknown=-4.755,
     person=0.0,
     thing=0.0,
     conflict=0.0,
     flagged=0.0,
-    unmentioned=-3.924,
+    unmentioned=-4.288,
 )
 
 

@@ -191,10 +191,10 @@ PRESETS: dict[str, RetrievalConfig] = {
         speaker_lift=0.4,
         # the floors of issues 40 and 56, chosen so that R@8 and R@10 of answerable questions
         # stay within 0.01 of the block without them on LoCoMo dev and both LongMemEval samples:
-        # with the confidence's `MENTIONED` factor, 0.3 leaves 86% of LoCoMo dev's blocks for
-        # questions unanswerable by construction empty (81-86% of LongMemEval's) and costs
-        # LoCoMo dev 0.006 of R@8, LongMemEval nothing (docs/benchmarks.md, the floors' trade
-        # curve); 0.34 would catch 90% at 0.010
+        # with the confidence's `MENTIONED` factor, 0.3 leaves 96% of LoCoMo dev's blocks for
+        # questions unanswerable by construction empty (92% with each template left out of the
+        # fit; 81-86% of LongMemEval's) and costs LoCoMo dev 0.009 of R@8, LongMemEval nothing
+        # (docs/retrieval.md "Two ways to be unanswerable", the floor's trade)
         min_score=0.5,
         min_confidence=0.3,
     ),
