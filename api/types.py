@@ -268,9 +268,10 @@ class ContextBlock:
         "episode:<id>, card:<key>, turn:<id>, nothing-relevant, note"
     )
     confidence: float = strawberry.field(
-        description="0-1: the calibrated chance that the block holds what the message asks, from "
-        "the best candidates' match, the words no memory holds, whether the best memories are "
-        "the named person's, and conflicts (docs/retrieval.md)"
+        description="0-1: the chance that the block holds what the message asks: that the "
+        "memory mentions what it asks about at all (the best candidates' match, the words and "
+        "the things asked about that no memory holds), times that what it holds is the named "
+        "person's (who said the best memories, conflicts); docs/retrieval.md"
     )
     conflicts: list[Conflict] = strawberry.field(
         description="Things the message gives to one person that the graph holds for another"

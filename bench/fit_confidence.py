@@ -2,10 +2,13 @@
 wrote (`--signals FILE` of bench/locomo.py and bench/longmemeval.py; bench/probe.py).
 
 The confidence is a product of two logistic models: `CALIBRATION` (what the memory holds is the
-named person's and answers the message; fitted against every unanswerable question) and
-`MENTIONED` (the memory holds the things asked about at all; fitted against the questions
-unanswerable by construction, bench/unanswerable.py). `--against` says which one a run fits; the
-other factor stays as shipped.
+named person's and answers the message; fitted `--against adversarial`: LoCoMo's category 5 and
+LongMemEval's `_abs`, over the six signals `dense,unknown,person,thing,conflict,flagged`) and
+`MENTIONED` (the memory holds the things asked about at all; fitted `--against constructed`,
+the questions unanswerable by construction of bench/unanswerable.py, over
+`dense,unknown,unmentioned`). A run fits one factor and keeps the other as shipped, and every
+AUROC and curve it prints is of the product (tables in docs/ from before the second factor,
+dd8492d's and 66ea272's, were of `CALIBRATION` alone).
 
 - each signal's AUROC alone (answerable against unanswerable), per file;
 - a logistic regression (L2, each file weighted by the square root of its share) fitted on the
@@ -18,7 +21,9 @@ other factor stays as shipped.
   share of answerable blocks emptied, and of each kind of unanswerable block left empty or
   carrying a note, from the unfloored ranking.
 
-    python bench/fit_confidence.py --fit locomo.jsonl,lme-dev.jsonl --score lme-val.jsonl
+    python bench/fit_confidence.py --against adversarial \
+        --signals dense,unknown,person,thing,conflict,flagged \
+        --fit locomo.jsonl,lme-dev.jsonl --score lme-val.jsonl
     python bench/fit_confidence.py --against constructed --signals dense,unknown,unmentioned \
         --fit locomo.jsonl,lme-dev.jsonl --score lme-val.jsonl --curve
 """
@@ -76,8 +81,8 @@ def template(row: dict[str, Any]) -> str:
 
 
 def against(files: dict[str, list[dict[str, Any]]], which: str) -> dict[str, list[dict[str, Any]]]:
-    """The rows a factor is fitted on: the answerable and `which` unanswerable ones (all, or
-    the constructed only)."""
+    """The rows a factor is fitted on: the answerable and `which` unanswerable ones (all, the
+    adversarial or the constructed)."""
     return {
         p: [r for r in rows if which == "all" or kind(r) in ("answerable", which)]
         for p, rows in files.items()
@@ -141,7 +146,7 @@ def shipped(rows: list[dict[str, Any]]) -> np.ndarray:
 
 def combined(which: str, rows: list[dict[str, Any]], fitted: np.ndarray) -> np.ndarray:
     """The confidence with the factor fitted `against` `which` replaced by `fitted`."""
-    return fitted * factor(MENTIONED if which == "all" else CALIBRATION, rows)
+    return fitted * factor(CALIBRATION if which == "constructed" else MENTIONED, rows)
 
 
 def fit_files(
@@ -272,9 +277,10 @@ def main() -> None:
     parser.add_argument("--signals", default=",".join(NAMES), help="the signals to use")
     parser.add_argument(
         "--against",
-        choices=("all", "constructed"),
-        default="all",
-        help="the factor fitted: CALIBRATION (all unanswerable) or MENTIONED (constructed)",
+        choices=("adversarial", "constructed", "all"),
+        default="adversarial",
+        help="the unanswerable questions fitted against: CALIBRATION's (adversarial), "
+        "MENTIONED's (constructed), or all (for CALIBRATION's factor)",
     )
     parser.add_argument("--l2", type=float, default=1.0)
     parser.add_argument("--curve", action="store_true", help="print the floors' trade curve")

@@ -41,28 +41,47 @@ def asked_types(doc: Doc) -> frozenset[str]:
 
 
 def asked_nouns(doc: Doc) -> tuple[str, ...]:
-    """The common nouns of the questions of `doc`, lower case, each once: the things a question
-    asks about by name ("what is the name of my dentist?": name, dentist). A thing no memory
-    ever names is a question the memory cannot answer (graph/recall/confidence.py
-    `unmentioned`); a statement names new things all the time, so only questions count. The
-    kind of the answer is left out ("what instrument…?", "which kind of pet…?", "how many
-    books…?"): the memory that answers names the cello, not the instrument."""
+    """The common nouns of the questions of `doc` that ask for a fact, lower case, each once:
+    the things a question asks about by name ("what is the name of my dentist?": name,
+    dentist). A thing no memory ever names is a question the memory cannot answer
+    (graph/recall/confidence.py `unmentioned`). Left out: a statement's nouns and a request's
+    ("can you recommend a recipe…?", "what should I cook…?", "any tips for…?"), which name new
+    things all the time; and the kind of the answer ("what instrument…?", "what is the breed of
+    my dog?", "how many books…?"): the memory that answers names the cello, not the
+    instrument."""
     nouns: list[str] = []
     for sentence in doc.sents:
-        if not _asks(sentence):
+        if not _asks(sentence) or _requests(sentence):
             continue
         kinds = {k.i for t in sentence for k in _answer_kinds(t)}
         nouns += [t.lower_ for t in sentence if t.pos_ == "NOUN" and t.i not in kinds]
     return tuple(dict.fromkeys(nouns))
 
 
+def _requests(sentence: Span) -> bool:
+    """Whether a question asks for advice or a service, not a fact: its main verb takes a
+    modal ("can you…", "what should I…", "would it be…"), or it has no verb ("any tips for
+    the trip?")."""
+    root = sentence.root
+    if root.pos_ not in ("VERB", "AUX"):
+        return True
+    return any(c.tag_ == "MD" for c in root.children)
+
+
 def _answer_kinds(token: Token) -> list[Token]:
-    """The nouns a "what"/"which"/"how many" qualifies, through "kind of": the answer's kind."""
+    """The nouns a "what"/"which"/"how many" qualifies, or that a copular "what" stands for
+    ("what is the breed of…"), through "kind of": the answer's kind."""
     qualifier = token.lower_ in _QUALIFIERS and token.dep_ == "det"
     how_many = token.lower_ == "many" and any(c.lower_ == "how" for c in token.children)
-    if not (qualifier or how_many):
+    if qualifier or how_many:
+        noun = token.head
+    elif token.lower_ == "what" and token.dep_ in _COPULAR and token.head.lemma_ == "be":
+        other = [c for c in token.head.children if c.dep_ in _COPULAR and c.i != token.i]
+        if not other:
+            return []
+        noun = other[0]
+    else:
         return []
-    noun = token.head
     found = [noun]
     while noun.lower_ in _KINDS:
         objects = [c for p in noun.children if p.dep_ == "prep" for c in p.children]
@@ -96,7 +115,7 @@ def _asked_by(token: Token) -> str | None:
         return _noun_type(token.head)
     if lower == "what" and token.dep_ in _COPULAR and token.head.lemma_ == "be":
         # "what is the name of her band?", "what was the city they…": the copula's other side
-        other = (c for c in token.head.children if c.dep_ in _COPULAR and c is not token)
+        other = (c for c in token.head.children if c.dep_ in _COPULAR and c.i != token.i)
         return next((kind for c in other if (kind := _noun_type(c)) is not None), None)
     if lower == "many" and any(c.lower_ == "how" for c in token.children):
         return _noun_type(token.head)

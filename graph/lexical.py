@@ -508,15 +508,20 @@ class LexicalIndex:
         """1 when one of the `nouns` (each with its `stems`) is held by no memory under any stem
         (under the lock), else 0. Unlike `_unknown`, no share of the message: a question about
         one thing the memory never names is unanswerable however well its other words match.
-        A very common noun ("time", "way": Zipf ≥ COMMON_ZIPF) never counts, as there."""
+        A very common noun never counts (Zipf ≥ COMMON_ZIPF, as written or as its stem, as
+        `_unknown` judges: "timing" is "time"), so a noun counted here is unknown there too."""
         from wordfreq import zipf_frequency
 
+        def rare(noun: str, held: Sequence[str]) -> bool:
+            forms = [noun, *held]
+            return all(zipf_frequency(w, "en") < COMMON_ZIPF for w in forms)
+
         unheard = (
-            noun
+            (noun, held)
             for noun, held in zip(nouns, stems, strict=True)
             if held and all(self._df.get(t, 0) == 0 for t in held)
         )
-        return 1.0 if any(zipf_frequency(n, "en") < COMMON_ZIPF for n in unheard) else 0.0
+        return 1.0 if any(rare(noun, held) for noun, held in unheard) else 0.0
 
     def _unknown(self, terms: list[str]) -> float:
         """The IDF-weighted share of `terms` that no memory holds (under the lock). A very

@@ -6,6 +6,7 @@ key never sees the other user's conflicts."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -13,10 +14,13 @@ import pytest
 from extraction.embedder import Embedder
 from extraction.extractor import Extractor
 from graph.recall.block import NOTHING_RELEVANT
+from graph.recall.confidence import Signals
+from graph.recall.request import ContextRequest
 from tests.conftest import Api, close_api, open_api
 from tests.documents import REMEMBER_MANY
 
-KEYS = {"mel": "key-mel", "bob": "key-bob"}
+KEYS = {"mel": "key-mel", "bob": "key-bob", "ana": "key-ana"}
+AS_OF = datetime(2026, 10, 16, tzinfo=UTC).timestamp()  # the GraphQL calls' asOf
 CONTEXT = """
 query($user: ID!, $message: String!, $minScore: Float, $minConfidence: Float) {
   context(userId: $user, message: $message, asOf: "2026-10-16T00:00:00Z", minScore: $minScore,
@@ -149,20 +153,35 @@ def test_bad_floors_name_the_field(keyed: Api, variables: dict[str, float], fiel
     assert field in error["message"]
 
 
+def _signals(api: Api, user: str, message: str) -> Signals:
+    """The confidence's signals of a context call, in process (GraphQL returns the product)."""
+    request = ContextRequest(user_id=user, message=message, as_of=AS_OF)
+    result = api.runtime.service.context(request)
+    assert result.signals is not None
+    return result.signals
+
+
+def test_a_noun_no_memory_holds_reaches_the_confidence_as_unmentioned(keyed: Api) -> None:
+    assert _signals(keyed, "mel", "What is Melanie's blood type?").unmentioned == 1.0
+    assert _signals(keyed, "mel", "Which kids did Melanie take to the race?").unmentioned == 0.0
+    # a request names new things: its nouns never count
+    assert _signals(keyed, "mel", "Can you recommend a dentist for Melanie?").unmentioned == 0.0
+
+
 def test_another_users_words_never_count_as_mentioned(keyed: Api) -> None:
-    """Whether a thing was ever mentioned is read from the asking user's memories alone: bob
-    giving blood does not make mel's blood type answerable. (Last in the file: bob then holds
-    a memory, which the isolation test above assumes he does not.)"""
+    """Whether a thing was ever mentioned is read from the asking user's memories alone: ana
+    giving blood does not make Melanie's blood mentioned in mel's memory."""
+    question = "When did Melanie last give blood?"
+    before = _signals(keyed, "mel", question)
+    assert before.unmentioned == 1.0
     inputs = [
         {
-            "userId": "bob",
+            "userId": "ana",
             "text": "I gave blood at the clinic today.",
-            "speaker": "Bob",
+            "speaker": "Ana",
             "occurredAt": "2026-10-10T10:00:00Z",  # before the calls' asOf
         }
     ]
-    assert "errors" not in keyed.raw(REMEMBER_MANY, headers=_auth("bob"), inputs=inputs)
-    mel = _context(keyed, "mel", "mel", "What is Melanie's blood type?")
-    assert mel["memories"] == [] and NOTHING_RELEVANT in mel["text"]
-    bob = _context(keyed, "bob", "bob", "Where did I give blood?")
-    assert [m["memory"]["text"] for m in bob["memories"]] == ["I gave blood at the clinic today."]
+    assert "errors" not in keyed.raw(REMEMBER_MANY, headers=_auth("ana"), inputs=inputs)
+    assert _signals(keyed, "ana", "When did I give blood?").unmentioned == 0.0
+    assert _signals(keyed, "mel", question) == before

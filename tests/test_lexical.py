@@ -201,3 +201,12 @@ def test_a_named_noun_no_memory_holds_is_unmentioned() -> None:
     assert index.scores("What is my blood type?").unmentioned == 0.0
     index.add(["c"], ["Kim: I gave blood today"])  # the tail counts as the base does
     assert index.scores("What is my blood type?", ["blood"]).unmentioned == 0.0
+
+
+def test_a_noun_whose_stem_is_common_english_is_never_unmentioned() -> None:
+    """ "timing" is "time" to the stemmer, a word any long history holds: `unknown` does not
+    count it, and neither does `unmentioned`. A noun of stopwords only has no stem to miss."""
+    index = LexicalIndex(["a"], ["Kim: the race starts at nine"])
+    scores = index.scores("What was the timing of the race?", ["timing", "race"])
+    assert scores.unknown == 0.0 and scores.unmentioned == 0.0
+    assert index.scores("What about it?", ["it"]).unmentioned == 0.0

@@ -6,13 +6,16 @@ reads only what the lookup and the ranking already hold, and changes no score or
   the graph holds, through a typed relation, for other people and not for the named one ("what
   did Caroline realise after her charity race?" when the race is Melanie's). Co-occurrence
   (`RELATED_TO`) is no fact and never counts.
-- `Signals` → `confidence`: a logistic model over the evidence the ranking has — the best
-  candidates' cosine to the message, the share of the message's words no memory holds, whether
-  the best memories, and the memories about the things it names, were said by the person it
-  names, and conflicts. Its weights
-  (`CALIBRATION`) were fitted on the dev splits of LoCoMo and LongMemEval (docs/retrieval.md says
-  how, and how well it separates). Whether a message's cued relations were found on the named
-  person's card was tried as a signal and separated nothing (AUROC 0.508 on LoCoMo dev).
+- `Signals` → `confidence`: the product of two logistic models over the evidence the ranking
+  has, one per way a message goes unanswered. `MENTIONED`: the memory holds what it asks about
+  at all (the best candidates' cosine to the message, the share of its words no memory holds,
+  and whether a noun it asks about is held by none). `CALIBRATION`: what the memory holds is
+  the named person's (whether the best memories, and the memories about the things it names,
+  were said by the person it names, and conflicts). Both were fitted on the dev splits of
+  LoCoMo and LongMemEval, each against its own kind of unanswerable question
+  (docs/retrieval.md says how, and how well they separate). Whether a message's cued relations
+  were found on the named person's card was tried as a signal and separated nothing (AUROC
+  0.508 on LoCoMo dev).
 - `above_floor`: the memories whose score reaches `min_score` (a preset knob, or the caller's
   `minScore`); a block whose confidence is below `min_confidence` shows none; a block left with
   none says that nothing relevant was found.
@@ -137,18 +140,19 @@ AGREE_TOP = 10
 # car's make, a dentist, a blood type that the conversation never names) on LoCoMo dev and
 # LongMemEval dev, L2 1.0, each data set weighted by the square root of its share
 # (`bench/fit_confidence.py --against constructed --signals dense,unknown,unmentioned`). Each
-# template's questions scored by the fit without them: AUROC 0.995 on LoCoMo; LongMemEval
-# validation, never fitted on, 1.000. Without `unmentioned`, LoCoMo's constructed blocks left
-# empty at the floor fell from 92% to 64% (docs/retrieval.md "Two ways to be unanswerable")
+# template's questions scored by the fit without them: AUROC 0.998 on LoCoMo; LongMemEval
+# validation, never fitted on, 1.000 (both partly by construction: docs/retrieval.md "Two ways
+# to be unanswerable" says why). Without `unmentioned`, LoCoMo's constructed blocks caught at
+# the floor 0.3 fell to 64%
 MENTIONED = Calibration(
-    intercept=3.03,
-    dense=4.81,
-    unknown=-4.755,
+    intercept=3.338,
+    dense=4.168,
+    unknown=-4.563,
     person=0.0,
     thing=0.0,
     conflict=0.0,
     flagged=0.0,
-    unmentioned=-4.288,
+    unmentioned=-4.701,
 )
 
 
