@@ -46,16 +46,26 @@ def asked_nouns(doc: Doc) -> tuple[str, ...]:
     dentist). A thing no memory ever names is a question the memory cannot answer
     (graph/recall/confidence.py `unmentioned`). Left out: a statement's nouns and a request's
     ("can you recommend a recipe…?", "what should I cook…?", "any tips for…?"), which name new
-    things all the time; and the kind of the answer ("what instrument…?", "what is the breed of
+    things all the time; the kind of the answer ("what instrument…?", "what is the breed of
     my dog?", "how many books…?"): the memory that answers names the cello, not the
-    instrument."""
+    instrument; and any noun that names a kind of entity ("my dog", "the city")."""
     nouns: list[str] = []
     for sentence in doc.sents:
         if not _asks(sentence) or _requests(sentence):
             continue
         kinds = {k.i for t in sentence for k in _answer_kinds(t)}
-        nouns += [t.lower_ for t in sentence if t.pos_ == "NOUN" and t.i not in kinds]
+        nouns += [
+            t.lower_
+            for t in sentence
+            if t.pos_ == "NOUN" and t.i not in kinds and not _names_a_kind(t)
+        ]
     return tuple(dict.fromkeys(nouns))
+
+
+def _names_a_kind(noun: Token) -> bool:
+    """Whether a noun names a kind of entity (ASKED_NOUNS: "dog", "city", "band"), which a
+    memory names by its instance ("my greyhound", "Lisbon") as often as by the kind."""
+    return noun.lemma_.lower() in ASKED_NOUNS or noun.lower_ in ASKED_NOUNS
 
 
 def _requests(sentence: Span) -> bool:
