@@ -35,14 +35,21 @@ import json
 import math
 import re
 from collections.abc import Callable
-from dataclasses import asdict, fields
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from unanswerable import TEMPLATES  # bench/unanswerable.py, beside this file
 
-from graph.recall.confidence import CALIBRATION, MENTIONED, Calibration, Signals, confidence
+from graph.recall.confidence import (
+    CALIBRATION,
+    MENTIONED,
+    Calibration,
+    Signals,
+    confidence,
+    logistic,
+)
 
 NAMES = [f.name for f in fields(Signals)]
 RNG_SEED = 7  # the bootstrap's resampling only; the fit has no randomness
@@ -71,13 +78,17 @@ def kind(row: dict[str, Any]) -> str:
     return "constructed" if row.get("category") in CONSTRUCTED else "adversarial"
 
 
+# each bench/unanswerable.py template's two forms as patterns, with its name
+_FORMS = [
+    (re.compile(re.escape(form).replace(re.escape("{name}"), ".+")), t.name)
+    for t in TEMPLATES
+    for form in (t.third, t.first)
+]
+
+
 def template(row: dict[str, Any]) -> str:
     """The bench/unanswerable.py template a constructed question was written from."""
-    for t in TEMPLATES:
-        for form in (t.third, t.first):
-            if re.fullmatch(re.escape(form).replace(re.escape("{name}"), ".+"), row["question"]):
-                return t.name
-    return ""
+    return next((name for form, name in _FORMS if form.fullmatch(row["question"])), "")
 
 
 def against(files: dict[str, list[dict[str, Any]]], which: str) -> dict[str, list[dict[str, Any]]]:
@@ -133,10 +144,8 @@ def predict(beta: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 def factor(calibration: Calibration, rows: list[dict[str, Any]]) -> np.ndarray:
-    """One shipped factor of the confidence, per row."""
-    weights = asdict(calibration)
-    z = weights["intercept"] + matrix(rows, NAMES) @ np.array([weights[n] for n in NAMES])
-    return 1.0 / (1.0 + np.exp(-z))
+    """One shipped factor of the confidence, per row, as the service computes it."""
+    return np.array([logistic(Signals(**r["signals"]), calibration) for r in rows])
 
 
 def shipped(rows: list[dict[str, Any]]) -> np.ndarray:
@@ -169,7 +178,7 @@ def templates_left_out(
     files: dict[str, list[dict[str, Any]]], fitted: list[str], names: list[str], l2: float
 ) -> Callable[[str, list[dict[str, Any]]], np.ndarray]:
     """Scores each constructed question by a model fitted without its template's questions,
-    and every other question by the model fitted on all (the curve's `--left-out`)."""
+    and every other question by the model fitted on all (`--against constructed`)."""
     whole = fit_files(files, fitted, names, l2)
 
     def score(path: str, rows: list[dict[str, Any]]) -> np.ndarray:

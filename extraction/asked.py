@@ -65,7 +65,7 @@ def asked_nouns(doc: Doc) -> tuple[str, ...]:
 def _names_a_kind(noun: Token) -> bool:
     """Whether a noun names a kind of entity (ASKED_NOUNS: "dog", "city", "band"), which a
     memory names by its instance ("my greyhound", "Lisbon") as often as by the kind."""
-    return noun.lemma_.lower() in ASKED_NOUNS or noun.lower_ in ASKED_NOUNS
+    return _lexicon_type(noun) is not None
 
 
 def _requests(sentence: Span) -> bool:
@@ -81,17 +81,10 @@ def _requests(sentence: Span) -> bool:
 def _answer_kinds(token: Token) -> list[Token]:
     """The nouns a "what"/"which"/"how many" qualifies, or that a copular "what" stands for
     ("what is the breed of…"), through "kind of": the answer's kind."""
-    qualifier = token.lower_ in _QUALIFIERS and token.dep_ == "det"
-    how_many = token.lower_ == "many" and any(c.lower_ == "how" for c in token.children)
-    if qualifier or how_many:
-        noun = token.head
-    elif token.lower_ == "what" and token.dep_ in _COPULAR and token.head.lemma_ == "be":
-        other = [c for c in token.head.children if c.dep_ in _COPULAR and c.i != token.i]
-        if not other:
-            return []
-        noun = other[0]
-    else:
+    qualified = _qualified(token)
+    if not qualified:
         return []
+    noun = qualified[0]
     found = [noun]
     while noun.lower_ in _KINDS:
         objects = [c for p in noun.children if p.dep_ == "prep" for c in p.children]
@@ -121,15 +114,21 @@ def _asked_by(token: Token) -> str | None:
     lower = token.lower_
     if lower in ASKED_WH:
         return None if _relative(token) else ASKED_WH[lower]
+    return next((kind for n in _qualified(token) if (kind := _noun_type(n)) is not None), None)
+
+
+def _qualified(token: Token) -> list[Token]:
+    """The nouns a question's "what"/"which"/"how many" stands for: the noun it qualifies
+    ("which city", "how many pets"), or a copular "what"'s other side ("what is the name of her
+    band?", "what was the city they…"); none for any other token."""
+    lower = token.lower_
     if lower in _QUALIFIERS and token.dep_ == "det":
-        return _noun_type(token.head)
+        return [token.head]
     if lower == "what" and token.dep_ in _COPULAR and token.head.lemma_ == "be":
-        # "what is the name of her band?", "what was the city they…": the copula's other side
-        other = (c for c in token.head.children if c.dep_ in _COPULAR and c.i != token.i)
-        return next((kind for c in other if (kind := _noun_type(c)) is not None), None)
+        return [c for c in token.head.children if c.dep_ in _COPULAR and c.i != token.i]
     if lower == "many" and any(c.lower_ == "how" for c in token.children):
-        return _noun_type(token.head)
-    return None
+        return [token.head]
+    return []
 
 
 def _relative(wh: Token) -> bool:
@@ -151,4 +150,9 @@ def _noun_type(noun: Token) -> str | None:
     if lemma in _KIND_OF or noun.lower_ in _KIND_OF:
         objects = (c for p in noun.children if p.dep_ == "prep" for c in p.children)
         return next((kind for o in objects if (kind := _noun_type(o)) is not None), None)
-    return ASKED_NOUNS.get(lemma) or ASKED_NOUNS.get(noun.lower_)
+    return _lexicon_type(noun)
+
+
+def _lexicon_type(noun: Token) -> str | None:
+    """The entity type the lexicon gives a noun, by its lemma or as written."""
+    return ASKED_NOUNS.get(noun.lemma_.lower()) or ASKED_NOUNS.get(noun.lower_)

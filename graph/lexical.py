@@ -485,10 +485,9 @@ class LexicalIndex:
     def scores(self, query: str, nouns: Sequence[str] = ()) -> LexicalScores:
         """BM25 scores of the query against every memory of the user; `nouns`, the nouns its
         questions name (Extraction.asked_nouns), for `LexicalScores.unmentioned`."""
-        terms = _tokens([query])[0]
+        terms, *named = _tokens([query, *nouns])  # one pass: a text's tokens are its own
         if not terms:
             return _NO_SCORES
-        named = _tokens(nouns) if nouns else []
         with self._lock:
             base = self._base_scores(terms)
             tail = self._tail_scores(terms)
