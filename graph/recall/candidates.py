@@ -55,6 +55,9 @@ class Candidates:
     # memories whose best cosine is one of their passages' (a long text's later part,
     # graph/vectors.py), with the passage's number
     passage_hits: Mapping[str, int] = field(default_factory=dict)
+    # the message without the names of the people it is about, embedded, when it names someone
+    # and the features are read (graph/recall/content.py)
+    content: Vector | None = None
 
     def via(self, memory_id: str, *more: str) -> tuple[str, ...]:
         """What the memory's cosine says of how it was found, for `via`."""

@@ -25,6 +25,11 @@ class Features:
     cosine: float  # the best cosine to the message or one of its parts, clipped to [0, 1]
     cosine_gap: float  # the call's best candidate cosine minus this one's
     dense_rank: float  # log2 of its rank by cosine among the call's candidates (0: the first)
+    # the same three of its cosine to the message without the names of the people it is about
+    # (graph/recall/content.py; equal to the three above when it names nobody)
+    content: float
+    content_gap: float
+    content_rank: float
     lexical: float  # BM25 score as a share of the call's best (0: no word shared)
     lexical_rank: float  # log2 of its rank by BM25 among those sharing a word (0 if none)
     words: float  # 1 when it shares a word of the message
@@ -62,7 +67,7 @@ _FIELDS = attrgetter(*NAMES[:-1])
 
 
 def row(features: Features, neighbour: float) -> tuple[float, ...]:
-    """One candidate's model inputs, in NAMES order (attrgetter: a candidate's 25 values in a
+    """One candidate's model inputs, in NAMES order (attrgetter: a candidate's 28 values in a
     microsecond, where dataclasses.astuple took twenty)."""
     return (*_FIELDS(features), neighbour)
 

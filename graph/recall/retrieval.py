@@ -21,11 +21,12 @@ import time
 from collections.abc import Iterator, Mapping
 from concurrent.futures import Future
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from extraction.content import name_words, without_names
 from extraction.embedder import embedding_text
 from graph.errors import InvalidInput
-from graph.model_threads import Vector
+from graph.model_threads import Rows, Vector
 from graph.recall.block import BlockParts, Ranked, Window, compose, minimum_tokens
 from graph.recall.candidates import Candidates, collapse_repeats, gather, with_neighbours
 from graph.recall.confidence import (
@@ -44,6 +45,7 @@ from graph.recall.confidence import (
     with_notes,
 )
 from graph.recall.config import RetrievalConfig
+from graph.recall.content import ContentMatch
 from graph.recall.features import Features
 from graph.recall.header import header_lines
 from graph.recall.lookup import Lookup, look_up, read_cards
@@ -184,12 +186,16 @@ def _retrieve(
 def rank_candidates(reads: RecallReads, request: ContextRequest) -> Ranking:
     """The ranking a context call makes of its candidates, whole (a bench's view: no block)."""
     with _started(reads, request) as (as_of, embedding):
-        found, candidates = _look_and_gather(reads, request, as_of, embedding)
+        found, candidates = _look_and_gather(reads, request, as_of, embedding, every_feature=True)
         return _rank(reads, request, as_of, found, candidates, every_feature=True)
 
 
 def _look_and_gather(
-    reads: RecallReads, request: ContextRequest, as_of: float, embedding: Future[Vector]
+    reads: RecallReads,
+    request: ContextRequest,
+    as_of: float,
+    embedding: Future[Vector],
+    every_feature: bool = False,
 ) -> tuple[Lookup, Candidates]:
     """The lookup (stages 1–3), then the candidates (stage 4)."""
     laps = Laps()
@@ -200,15 +206,34 @@ def _look_and_gather(
     if not request.config.message_parts:
         pieces = []
     parts = reads.models.embed_queries(pieces) if pieces else None
+    content = _content(reads, request, found, every_feature)
     laps.lap("lookup")
     try:
         nouns = found.said.asked_nouns
         candidates = gather(reads, request, as_of, found.known, embedding, parts, nouns)
+        if content is not None:
+            candidates = replace(candidates, content=content.result()[0])
     finally:
-        if parts is not None:
-            parts.cancel()  # as the message's: a failed call leaves no work queued
+        for rows in (parts, content):
+            if rows is not None:
+                rows.cancel()  # as the message's: a failed call leaves no work queued
     laps.skip()
     return found, candidates
+
+
+def _content(
+    reads: RecallReads, request: ContextRequest, found: Lookup, every_feature: bool
+) -> Rows | None:
+    """The message without the names of the people it is about (extraction/content.py), being
+    embedded, when it names someone and a learnt ranker or a bench reads the features."""
+    if not (request.config.ranker or every_feature):
+        return None
+    entities = found.resolver.entities
+    words = name_words(entities[k] for k in found.seeds.people if k in entities)
+    content = without_names(request.message, words)
+    if content == request.message or not content:
+        return None
+    return reads.models.embed_queries([embedding_text(content, None)])
 
 
 def _rank(
@@ -255,6 +280,9 @@ def _rank(
     }
     if config.weights.neighbours > 0 and scored:
         scored = with_neighbours(reads, request, as_of, candidates, scorer, scored)
+    if candidates.content is not None and learnt:
+        match = ContentMatch.of(reads, request.user_id, candidates.content, scored)
+        scorer = replace(scorer, content=match)
     if config.ranker:  # the learnt trees correct the blend (graph/recall/ranker.py)
         scored = shipped(config.ranker).rescore(scored, scorer.features)
     features = {i: scorer.features(s) for i, s in scored.items()} if every_feature else {}

@@ -19,6 +19,7 @@ from extraction.resolver import Resolver
 from graph.lexical import LexicalScores
 from graph.recall import scoring
 from graph.recall.config import Weights
+from graph.recall.content import ContentMatch
 from graph.recall.features import Features, log_rank
 from graph.recall.tense import Focus
 from graph.records import EntityRecord, MemoryFacts, MemoryRecord
@@ -306,6 +307,9 @@ class Scorer:
     walk: Mapping[str, float] = field(default_factory=dict)
     # the entity types the question asks for (Extraction.asked), for the features
     asked: frozenset[str] = frozenset()
+    # each candidate's cosine to the message without its people's names, for the features
+    # (None: it names nobody, and the features repeat the cosine's)
+    content: ContentMatch | None = None
 
     def score(
         self, memory: MemoryFacts, cosine: float, extra: tuple[str, ...] = ()
@@ -375,10 +379,17 @@ class Scorer:
         linked = [k for k in memory.entity_keys if k in self.expanded or k in self.seeds]
         seeds = sum(1 for k in linked if k in self.seeds)
         via = item.via
+        content, content_gap, content_rank = cosine, max(0.0, best - cosine), dense_rank
+        if self.content is not None:
+            content = self.content.of_memory(memory_id)
+            content_gap, content_rank = self.content.best - content, self.content.rank(content)
         return Features(
             cosine=cosine,
             cosine_gap=max(0.0, best - cosine),
             dense_rank=log_rank(dense_rank),
+            content=content,
+            content_gap=content_gap,
+            content_rank=log_rank(content_rank),
             lexical=words,
             lexical_rank=log_rank(lexical_rank) if words > 0 else 0.0,
             words=1.0 if words > 0 else 0.0,

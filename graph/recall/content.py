@@ -1,0 +1,50 @@
+"""How close each candidate is to what a message asks, the names of the people it is about left
+out (extraction/content.py says why): a learnt ranker's features (graph/recall/features.py),
+beside the cosine to the message as said, which the blend, the floors and the confidence keep
+reading.
+
+Computed only when the message names someone and a learnt ranker or a bench reads the features:
+one more embedding on the query pool, started when the parse is done and computed while the
+candidates are read, and one product of the candidates' stored vectors with it (a context call
+reads about 200 vectors in one call, 0.1 ms).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from graph.model_threads import Vector
+from graph.recall.reads import RecallReads
+
+
+@dataclass(frozen=True)
+class ContentMatch:
+    """Each candidate's cosine to the message without its people's names, clipped to [0, 1],
+    and those cosines negated and ascending (so that bisect counts the greater ones)."""
+
+    cosine: Mapping[str, float]
+    ordered: tuple[float, ...]
+
+    @classmethod
+    def of(
+        cls, reads: RecallReads, user_id: str, vector: Vector, ids: Iterable[str]
+    ) -> ContentMatch:
+        """The candidates' cosines to `vector` from their stored vectors (a memory the index
+        lacks has none, and counts as 0)."""
+        present, stored = reads.caches.vectors.matrix(user_id, ids)
+        scores = (stored @ vector.reshape(-1)).tolist() if present else []
+        cosine = {i: min(1.0, max(0.0, s)) for i, s in zip(present, scores, strict=True)}
+        return cls(cosine, tuple(sorted(-v for v in cosine.values())))
+
+    @property
+    def best(self) -> float:
+        return -self.ordered[0] if self.ordered else 0.0
+
+    def of_memory(self, memory_id: str) -> float:
+        return self.cosine.get(memory_id, 0.0)
+
+    def rank(self, value: float) -> int:
+        """1 + how many candidates are closer than `value`."""
+        return 1 + bisect.bisect_left(self.ordered, -value)
