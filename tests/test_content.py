@@ -30,7 +30,7 @@ def test_a_name_and_its_possessive_come_out_and_the_spaces_close() -> None:
 
 
 def test_only_whole_words_come_out() -> None:
-    """"Jo" is not the start of "Joanna", nor "sam" of "samba"."""
+    """A name is cut only as a whole word: "Jo" is not the start of "Joanna"."""
     words = name_words([SAM, JO])
     assert without_names("Did Joanna dance the samba?", words) == "Did Joanna dance the samba?"
     assert without_names("Did Jo dance the samba?", words) == "Did dance the samba?"
