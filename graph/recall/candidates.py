@@ -58,6 +58,7 @@ class Candidates:
     # the message without the names of the people it is about, embedded, when it names someone
     # and the features are read (graph/recall/content.py)
     content: Vector | None = None
+    content_hits: frozenset[str] = frozenset()  # what FAISS found for it
 
     def via(self, memory_id: str, *more: str) -> tuple[str, ...]:
         """What the memory's cosine says of how it was found, for `via`."""
@@ -77,10 +78,13 @@ def gather(
     embedding: Future[Vector],
     parts: Rows | None = None,
     nouns: Sequence[str] = (),
+    content: Rows | None = None,
 ) -> Candidates:
     """Reads the candidates: those known without the message's vector (BM25's, and `known`)
-    while it is computed, then FAISS's for the message and for each of its parts. `nouns`, the
-    nouns the message's questions name, only inform `LexicalScores.unmentioned`."""
+    while it is computed, then FAISS's for the message and for each of its parts, and for its
+    `content` (the message without its people's names, graph/recall/content.py) when it has
+    one. `nouns`, the nouns the message's questions name, only inform
+    `LexicalScores.unmentioned`."""
     user_id, config = request.user_id, request.config
     caches = reads.caches
     laps = Laps()
@@ -98,8 +102,10 @@ def gather(
     for hits in caches.vectors.search_rows(user_id, queries, k):
         for memory_id, score in hits:
             vector_hits[memory_id] = max(score, vector_hits.get(memory_id, -1.0))
+    content_row = content.result()[0] if content is not None else None
+    content_hits = _content_hits(reads, user_id, content_row, k)
     laps.lap("faiss")
-    late_ids = [i for i in vector_hits if i not in early]
+    late_ids = [i for i in dict.fromkeys((*vector_hits, *content_hits)) if i not in early]
     late = happened(caches.memory_facts(user_id, late_ids), as_of, skew)
     facts = {**late, **early}
     # FAISS's scores are the cosines of its hits; of a message with parts, every candidate's
@@ -121,7 +127,24 @@ def gather(
         part_hits=frozenset(by_part),
         row_best=tuple(float(b) for b in best),
         passage_hits=passage_hits,
+        content=content_row,
+        content_hits=frozenset(str(i) for i in content_hits),
     )
+
+
+def _content_hits(
+    reads: RecallReads, user_id: str, content: Vector | None, k: int
+) -> list[MemoryId]:
+    """FAISS's top-k for the message without its people's names: the turns that say what it
+    asks, whoever said them (on LoCoMo dev they hold 6.5% more of the multi-hop evidence than
+    the other channels' candidates)."""
+    if content is None:
+        return []
+    return [
+        i
+        for hits in reads.caches.vectors.search_rows(user_id, content.reshape(1, -1), k)
+        for i, _ in hits
+    ]
 
 
 def happened(

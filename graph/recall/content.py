@@ -12,11 +12,27 @@ reads about 200 vectors in one call, 0.1 ms).
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from graph.model_threads import Vector
+from extraction.content import name_words, without_names
+from extraction.embedder import embedding_text
+from extraction.resolver import Resolver
+from graph.model_threads import Models, Rows, Vector
 from graph.recall.reads import RecallReads
+
+
+def embed_content(
+    models: Models, message: str, resolver: Resolver, people: Sequence[str]
+) -> Rows | None:
+    """The message without the names of `people` (the seeds' people: whom it is about), being
+    embedded on the query pool; None when it names none of them."""
+    entities = resolver.entities
+    words = name_words(entities[k] for k in people if k in entities)
+    content = without_names(message, words)
+    if content == message or not content:
+        return None
+    return models.embed_queries([embedding_text(content, None)])
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,7 @@ class Features:
     asked_type: float
     vector_hit: float  # 1 when FAISS found it
     lexical_hit: float  # 1 when BM25's top-k found it
+    content_hit: float  # 1 when FAISS found it for the message without its people's names
     part: float  # 1 when one part of the message is closer to it than the whole
     neighbour_only: float  # 1 when only a better candidate's session neighbour brought it in
     pinned: float
@@ -67,7 +68,7 @@ _FIELDS = attrgetter(*NAMES[:-1])
 
 
 def row(features: Features, neighbour: float) -> tuple[float, ...]:
-    """One candidate's model inputs, in NAMES order (attrgetter: a candidate's 28 values in a
+    """One candidate's model inputs, in NAMES order (attrgetter: a candidate's 29 values in a
     microsecond, where dataclasses.astuple took twenty)."""
     return (*_FIELDS(features), neighbour)
 

@@ -22,7 +22,9 @@ from extraction.lexicon import FIRST_PERSON
 from extraction.model import Extraction
 from extraction.resolver import Resolver
 from extraction.when import event_interval
+from graph.model_threads import Rows
 from graph.recall import tense
+from graph.recall.content import embed_content
 from graph.recall.reads import RecallReads
 from graph.recall.request import ContextRequest
 from graph.recall.stages import (
@@ -59,21 +61,51 @@ class Lookup:
     cued: dict[str, str]  # evidence memory of a cued relation → why
     lifts: dict[str, float]  # memory → how far its similarity moves toward 1 (or 0)
     known: list[str]  # candidates found without the message's vector
+    # the message without the names of its people, being embedded (graph/recall/content.py)
+    content: Rows | None = None
 
     def mention_count(self, key: str) -> int:
         return self.counts.get(key, 0)
 
 
-def look_up(reads: RecallReads, request: ContextRequest, as_of: float) -> Lookup:
+def look_up(
+    reads: RecallReads, request: ContextRequest, as_of: float, features: bool = False
+) -> Lookup:
+    """Stages 1–3. With `features` (a learnt ranker's or a bench's), the message without the
+    names of its people starts being embedded as soon as they are known, beside the reads that
+    follow (graph/recall/content.py)."""
+    laps = Laps()
+    resolver = reads.caches.catalog(request.user_id)
+    laps.lap("lookup")
+    said = reads.models.extract(request.message, asker(reads, request))
+    laps.lap("parse")
+    seeds = find_seeds(said, resolver, request.message)
+    if request.config.uncued:
+        seeds = replace(seeds, cues=seeds.cues - request.config.uncued)
+    content = (
+        embed_content(reads.models, request.message, resolver, seeds.people) if features else None
+    )
+    try:
+        return _around(reads, request, as_of, said, resolver, seeds, content)
+    except BaseException:
+        if content is not None:
+            content.cancel()  # a failed call leaves no work queued
+        raise
+
+
+def _around(
+    reads: RecallReads,
+    request: ContextRequest,
+    as_of: float,
+    said: Extraction,
+    resolver: Resolver,
+    seeds: Seeds,
+    content: Rows | None,
+) -> Lookup:
+    """What the graph holds around the seeds: cards, expansion, cued evidence, the entities'
+    and the named time's memories."""
     user_id, message, config = request.user_id, request.message, request.config
     laps = Laps()
-    resolver = reads.caches.catalog(user_id)
-    laps.lap("lookup")
-    said = reads.models.extract(message, asker(reads, request))
-    laps.lap("parse")
-    seeds = find_seeds(said, resolver, message)
-    if config.uncued:
-        seeds = replace(seeds, cues=seeds.cues - config.uncued)
     when = event_interval(said.dates, as_of) if config.time_lift > 0 else None
     # mention counts of the entities scoring links to (not the whole catalogue: a call must not
     # cost in proportion to the user's history)
@@ -122,6 +154,7 @@ def look_up(reads: RecallReads, request: ContextRequest, as_of: float) -> Lookup
         cued=cued,
         lifts=lifts,
         known=[*cued, *early, *timed, *seeds.held],
+        content=content,
     )
 
 

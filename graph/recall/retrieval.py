@@ -23,10 +23,9 @@ from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
-from extraction.content import name_words, without_names
 from extraction.embedder import embedding_text
 from graph.errors import InvalidInput
-from graph.model_threads import Rows, Vector
+from graph.model_threads import Vector
 from graph.recall.block import BlockParts, Ranked, Window, compose, minimum_tokens
 from graph.recall.candidates import Candidates, collapse_repeats, gather, with_neighbours
 from graph.recall.confidence import (
@@ -199,41 +198,26 @@ def _look_and_gather(
 ) -> tuple[Lookup, Candidates]:
     """The lookup (stages 1–3), then the candidates (stage 4)."""
     laps = Laps()
-    found = look_up(reads, request, as_of)  # times its own stages
+    features = bool(request.config.ranker) or every_feature
+    found = look_up(reads, request, as_of, features)  # times its own stages
     laps.skip()
     # a message of several parts ("which came first, A or B?") is compared part by part too
     pieces = [embedding_text(p, None) for p in found.said.parts]
     if not request.config.message_parts:
         pieces = []
     parts = reads.models.embed_queries(pieces) if pieces else None
-    content = _content(reads, request, found, every_feature)
     laps.lap("lookup")
     try:
         nouns = found.said.asked_nouns
-        candidates = gather(reads, request, as_of, found.known, embedding, parts, nouns)
-        if content is not None:
-            candidates = replace(candidates, content=content.result()[0])
+        candidates = gather(
+            reads, request, as_of, found.known, embedding, parts, nouns, found.content
+        )
     finally:
-        for rows in (parts, content):
+        for rows in (parts, found.content):
             if rows is not None:
                 rows.cancel()  # as the message's: a failed call leaves no work queued
     laps.skip()
     return found, candidates
-
-
-def _content(
-    reads: RecallReads, request: ContextRequest, found: Lookup, every_feature: bool
-) -> Rows | None:
-    """The message without the names of the people it is about (extraction/content.py), being
-    embedded, when it names someone and a learnt ranker or a bench reads the features."""
-    if not (request.config.ranker or every_feature):
-        return None
-    entities = found.resolver.entities
-    words = name_words(entities[k] for k in found.seeds.people if k in entities)
-    content = without_names(request.message, words)
-    if content == request.message or not content:
-        return None
-    return reads.models.embed_queries([embedding_text(content, None)])
 
 
 def _rank(
@@ -264,6 +248,7 @@ def _rank(
         lexical=candidates.lexical,
         vector_hits=candidates.vector_hits,
         lexical_hits=candidates.lexical_hits,
+        content_hits=candidates.content_hits,
         when=found.when,
         time_lift=config.time_lift,
         speaker_lift=config.speaker_lift,

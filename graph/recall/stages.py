@@ -310,6 +310,7 @@ class Scorer:
     # each candidate's cosine to the message without its people's names, for the features
     # (None: it names nobody, and the features repeat the cosine's)
     content: ContentMatch | None = None
+    content_hits: frozenset[str] = frozenset()
 
     def score(
         self, memory: MemoryFacts, cosine: float, extra: tuple[str, ...] = ()
@@ -409,6 +410,7 @@ class Scorer:
             asked_type=1.0 if self._of_asked_type(memory) else 0.0,
             vector_hit=1.0 if memory_id in self.vector_hits else 0.0,
             lexical_hit=1.0 if memory_id in self.lexical_hits else 0.0,
+            content_hit=1.0 if memory_id in self.content_hits else 0.0,
             part=1.0 if "part" in via else 0.0,
             neighbour_only=1.0 if "neighbour" in via else 0.0,
             pinned=1.0 if memory.pinned else 0.0,
