@@ -121,6 +121,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
                 "graph.recall.block",
                 "graph.recall.request",
                 "graph.recall.features",
+                "graph.recall.content",
                 "graph.recall.ranker",
                 "graph.recall.walk",
                 "graph.profile",

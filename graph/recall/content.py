@@ -4,22 +4,22 @@ beside the cosine to the message as said, which the blend, the floors and the co
 reading.
 
 Computed only when the message names someone and a learnt ranker or a bench reads the features:
-one more embedding on the query pool, started when the parse is done and computed while the
-candidates are read, and one product of the candidates' stored vectors with it (a context call
-reads about 200 vectors in one call, 0.1 ms).
+one more embedding on the query pool, started as soon as the seeds are known and computed beside
+the lookup's reads; FAISS's top-k for it joins the candidates (graph/recall/candidates.py), and
+one product of the candidates' stored vectors with it gives the features (a context call reads
+about 200 vectors in one call, 0.1 ms).
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from extraction.content import name_words, without_names
 from extraction.embedder import embedding_text
 from extraction.resolver import Resolver
 from graph.model_threads import Models, Rows, Vector
-from graph.recall.reads import RecallReads
 
 
 def embed_content(
@@ -44,14 +44,11 @@ class ContentMatch:
     ordered: tuple[float, ...]
 
     @classmethod
-    def of(
-        cls, reads: RecallReads, user_id: str, vector: Vector, ids: Iterable[str]
-    ) -> ContentMatch:
-        """The candidates' cosines to `vector` from their stored vectors (a memory the index
-        lacks has none, and counts as 0)."""
-        present, stored = reads.caches.vectors.matrix(user_id, ids)
-        scores = (stored @ vector.reshape(-1)).tolist() if present else []
-        cosine = {i: min(1.0, max(0.0, s)) for i, s in zip(present, scores, strict=True)}
+    def of(cls, ids: Sequence[str], stored: Vector, vector: Vector) -> ContentMatch:
+        """The cosines to `vector` of the memories `ids`, whose stored vectors are the rows of
+        `stored` (a memory the index lacks has none, and counts as 0)."""
+        scores = (stored @ vector.reshape(-1)).tolist() if len(ids) else []
+        cosine = {i: min(1.0, max(0.0, s)) for i, s in zip(ids, scores, strict=True)}
         return cls(cosine, tuple(sorted(-v for v in cosine.values())))
 
     @property

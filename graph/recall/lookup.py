@@ -15,7 +15,7 @@ from the caches.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from extraction.lexicon import FIRST_PERSON
@@ -24,6 +24,7 @@ from extraction.resolver import Resolver
 from extraction.when import event_interval
 from graph.model_threads import Rows
 from graph.recall import tense
+from graph.recall.config import RetrievalConfig
 from graph.recall.content import embed_content
 from graph.recall.reads import RecallReads
 from graph.recall.request import ContextRequest
@@ -129,11 +130,7 @@ def _around(
     laps.lap("cards")
     expanded = expand(seeds, cards, config.expand_per_seed)
     counts.update(_mentions(resolver, expanded))
-    evidence = relation_evidence(cards, seeds.cues, config.evidence_per_relation)
-    cued = cued_evidence(evidence, config.cued_evidence)
-    lifts = cue_lifts(evidence, cued, seeds.keys, config.paired_lift, config.cued_lift)
-    asked = tense.focus(message)
-    lifts = time_lifts(evidence, lifts, asked, config.superseded_demotion, config.paired_lift)
+    cued, lifts = _cued(cards, seeds, message, config)
     sources = entity_sources([*seeds.keys, *expanded], counts, config.hub_mentions)
     entity_ids = reads.caches.entity_memory_ids(user_id, sources, config.per_entity)
     early = [i for ids in entity_ids.values() for i in ids]
@@ -156,6 +153,19 @@ def _around(
         known=[*cued, *early, *timed, *seeds.held],
         content=content,
     )
+
+
+def _cued(
+    cards: Mapping[str, EntityRecord], seeds: Seeds, message: str, config: RetrievalConfig
+) -> tuple[dict[str, str], dict[str, float]]:
+    """The cued relations' evidence memories (→ why) and how far each moves toward 1 (or 0:
+    a fact superseded at the time asked about)."""
+    evidence = relation_evidence(cards, seeds.cues, config.evidence_per_relation)
+    cued = cued_evidence(evidence, config.cued_evidence)
+    lifts = cue_lifts(evidence, cued, seeds.keys, config.paired_lift, config.cued_lift)
+    asked = tense.focus(message)
+    lifts = time_lifts(evidence, lifts, asked, config.superseded_demotion, config.paired_lift)
+    return cued, lifts
 
 
 def read_cards(

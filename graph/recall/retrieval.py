@@ -266,7 +266,8 @@ def _rank(
     if config.weights.neighbours > 0 and scored:
         scored = with_neighbours(reads, request, as_of, candidates, scorer, scored)
     if candidates.content is not None and learnt:
-        match = ContentMatch.of(reads, request.user_id, candidates.content, scored)
+        present, stored = reads.caches.vectors.matrix(request.user_id, scored)
+        match = ContentMatch.of(present, stored, candidates.content)
         scorer = replace(scorer, content=match)
     if config.ranker:  # the learnt trees correct the blend (graph/recall/ranker.py)
         scored = shipped(config.ranker).rescore(scored, scorer.features)
