@@ -229,8 +229,9 @@ class ScoredMemory:
     )
     via: list[str] = strawberry.field(
         description="Why it was found: entity:…, expanded:…, relation:…, speaker:… (said by the "
-        "person the message is about), similarity, lexical, time, neighbour, pinned, repeats:N, "
-        "part (closer to one part of a message that asks about several things than to the whole)"
+        "person the message is about), similarity, lexical, content (close to the message without "
+        "the names of the people it is about), time, neighbour, pinned, repeats:N, part (closer "
+        "to one part of a message that asks about several things than to the whole)"
     )
 
 

@@ -75,3 +75,22 @@ def test_a_third_person_question_about_the_main_speaker_finds_who_answered(histo
     first = block["memories"][0]["memory"]
     assert "Lisbon" in first["text"], [m["memory"]["text"] for m in block["memories"]]
     assert first["speaker"] == "Ana"
+
+
+VIA = """query($u: ID!, $m: String!, $p: String!) {
+  context(userId: $u, message: $m, maxMemories: 5, profile: $p) { memories { via } } }"""
+
+
+def _vias(api: Api, message: str, profile: str) -> list[list[str]]:
+    block = api.ok(VIA, u=USER, m=message, p=profile)["context"]
+    return [m["via"] for m in block["memories"]]
+
+
+def test_via_says_when_the_search_without_names_found_a_memory(history: Api) -> None:
+    """The search without the names runs only for a message that names someone, and only where
+    a learnt ranker reads it (`default`, not the hand blend)."""
+    assert any("content" in via for via in _vias(history, "Where does Sam live now?", "default"))
+    assert not any(
+        "content" in via for via in _vias(history, "Where is the cable from?", "default")
+    )
+    assert not any("content" in via for via in _vias(history, "Where does Sam live now?", "manual"))

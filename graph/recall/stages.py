@@ -347,6 +347,8 @@ class Scorer:
             via.append("similarity")
         if memory_id in self.lexical_hits:
             via.append("lexical")
+        if memory_id in self.content_hits:
+            via.append("content")
         if in_time:
             via.append("time")
         if memory.pinned:
