@@ -12,7 +12,6 @@ about 200 vectors in one call, 0.1 ms).
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -20,6 +19,7 @@ from extraction.content import name_words, without_names
 from extraction.embedder import embedding_text
 from extraction.resolver import Resolver
 from graph.model_threads import Models, Rows, Vector
+from graph.recall.scoring import rank_among
 
 
 def embed_content(
@@ -60,4 +60,4 @@ class ContentMatch:
 
     def rank(self, value: float) -> int:
         """1 + how many candidates are closer than `value`."""
-        return 1 + bisect.bisect_left(self.ordered, -value)
+        return rank_among(self.ordered, value)

@@ -86,16 +86,17 @@ class Fusion:
     def ranks(self, cosine: float, lexical: float) -> tuple[int, int | None]:
         """The 1-based rank of a cosine among the candidates' and of a normalised BM25 score
         among those above 0 (None when it is 0: it shares no word)."""
-        return _rank(self.cosines, cosine), _rank(self.lexical, lexical) if lexical > 0 else None
+        words = rank_among(self.lexical, lexical) if lexical > 0 else None
+        return rank_among(self.cosines, cosine), words
 
     def base(self, cosine: float, lexical: float) -> float:
-        dense = 1.0 / (self.k + _rank(self.cosines, cosine))
-        words = 1.0 / (self.k + _rank(self.lexical, lexical)) if lexical > 0 else 0.0
+        dense = 1.0 / (self.k + rank_among(self.cosines, cosine))
+        words = 1.0 / (self.k + rank_among(self.lexical, lexical)) if lexical > 0 else 0.0
         fused = (1.0 - self.lexical_share) * dense + self.lexical_share * words
         return fused * (self.k + 1.0)
 
 
-def _rank(negated: tuple[float, ...], value: float) -> int:
+def rank_among(negated: tuple[float, ...], value: float) -> int:
     """1 + how many of the scores (`negated`: negated, ascending) are greater than `value`."""
     return 1 + bisect.bisect_left(negated, -value)
 

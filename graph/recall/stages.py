@@ -382,13 +382,14 @@ class Scorer:
         linked = [k for k in memory.entity_keys if k in self.expanded or k in self.seeds]
         seeds = sum(1 for k in linked if k in self.seeds)
         via = item.via
-        content, content_gap, content_rank = cosine, max(0.0, best - cosine), dense_rank
+        cosine_gap = max(0.0, best - cosine)
+        content, content_gap, content_rank = cosine, cosine_gap, dense_rank
         if self.content is not None:
             content = self.content.of_memory(memory_id)
             content_gap, content_rank = self.content.best - content, self.content.rank(content)
         return Features(
             cosine=cosine,
-            cosine_gap=max(0.0, best - cosine),
+            cosine_gap=cosine_gap,
             dense_rank=log_rank(dense_rank),
             content=content,
             content_gap=content_gap,
