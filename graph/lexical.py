@@ -509,30 +509,22 @@ class LexicalIndex:
         one thing the memory never names is unanswerable however well its other words match.
         A very common noun never counts (Zipf ≥ COMMON_ZIPF, as written or as its stem, as
         `_unknown` judges: "timing" is "time"), so a noun counted here is unknown there too."""
-        from wordfreq import zipf_frequency
-
-        def rare(noun: str, held: Sequence[str]) -> bool:
-            forms = [noun, *held]
-            return all(zipf_frequency(w, "en") < COMMON_ZIPF for w in forms)
-
         unheard = (
             (noun, held)
             for noun, held in zip(nouns, stems, strict=True)
             if held and all(self._df.get(t, 0) == 0 for t in held)
         )
-        return 1.0 if any(rare(noun, held) for noun, held in unheard) else 0.0
+        return 1.0 if any(_rare(noun, *held) for noun, held in unheard) else 0.0
 
     def _unknown(self, terms: list[str]) -> float:
         """The IDF-weighted share of `terms` that no memory holds (under the lock). A very
         common English word ("where", "do", "his": Zipf ≥ COMMON_ZIPF) that no memory holds is
         not counted as unknown: a new user's three memories lack them by chance, a long history
         never does."""
-        from wordfreq import zipf_frequency
-
         documents = len(self._ids)
         weights = [(_idf(self._df.get(t, 0), documents), self._df.get(t, 0), t) for t in terms]
         total = sum(w for w, _, _ in weights)
-        missing = [w for w, df, t in weights if df == 0 and zipf_frequency(t, "en") < COMMON_ZIPF]
+        missing = [w for w, df, t in weights if df == 0 and _rare(t)]
         return sum(missing) / total if total > 0 else 0.0
 
     def _covered(self, terms: list[str], raw: Scores) -> float:
@@ -876,6 +868,14 @@ class LexicalIndexes:
                 return
             self._rebuilding.add(user_id)
         self._schedule(self.rebuild, user_id)
+
+
+def _rare(*words: str) -> bool:
+    """Whether every one of `words` is below COMMON_ZIPF in English (wordfreq, imported when
+    first asked: it loads its tables)."""
+    from wordfreq import zipf_frequency
+
+    return all(zipf_frequency(w, "en") < COMMON_ZIPF for w in words)
 
 
 def _idf(df: int, documents: int) -> float:
