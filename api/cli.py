@@ -335,6 +335,7 @@ def _as_json(result: ContextResult) -> str:
                     "externalId": s.memory.external_id,
                     "text": s.memory.text,
                     "score": round(s.score, 4),
+                    "floorScore": round(s.floor_score, 4),
                     "similarity": round(s.similarity, 4),
                     "recency": round(s.recency, 4),
                     "frequency": round(s.frequency, 4),

@@ -221,6 +221,11 @@ class Memory:
 class ScoredMemory:
     memory: Memory
     score: float
+    floor_score: float = strawberry.field(
+        description="What minScore compares: the blend's score (with its neighbour share). The "
+        "same as score without a learnt ranker; under `default` its trees reorder by score, and "
+        "the floor reads this (the trees learn an order, not a level)"
+    )
     similarity: float
     recency: float
     frequency: float
@@ -369,6 +374,7 @@ def scored(s: ScoredRecord) -> ScoredMemory:
     return ScoredMemory(
         memory=Memory.from_record(s.memory),
         score=s.score,
+        floor_score=s.floor_score,
         similarity=s.similarity,
         recency=s.recency,
         frequency=s.frequency,

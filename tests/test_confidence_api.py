@@ -27,7 +27,7 @@ query($user: ID!, $message: String!, $minScore: Float, $minConfidence: Float) {
           minConfidence: $minConfidence) {
     text confidence
     conflicts { asked found relation target evidence note }
-    memories { score memory { id text } }
+    memories { score floorScore memory { id text } }
   }
 }"""
 TURNS = [
@@ -124,11 +124,14 @@ def test_a_question_giving_one_persons_event_to_another_gets_the_note(keyed: Api
 
 
 def test_min_score_leaves_out_the_memories_below_it(keyed: Api) -> None:
+    """The floor compares `floorScore` (the blend's), which the block shows beside the learnt
+    trees' `score`: a client can see which memories a floor would leave out."""
     message = "What did Melanie realise after her charity race?"
     every = _context(keyed, "mel", "mel", message, minScore=0, minConfidence=0)
-    cut = sorted(m["score"] for m in every["memories"])[len(every["memories"]) // 2]
+    floors = sorted(m["floorScore"] for m in every["memories"])
+    cut = floors[len(floors) // 2]
     kept = _context(keyed, "mel", "mel", message, minScore=cut, minConfidence=0)
-    assert kept["memories"] and all(m["score"] >= cut for m in kept["memories"])
+    assert kept["memories"] and all(m["floorScore"] >= cut for m in kept["memories"])
     assert len(kept["memories"]) < len(every["memories"])
 
 
