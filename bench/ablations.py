@@ -36,7 +36,8 @@ LEVERS: dict[str, Lever] = {
     # the SUPPORTS cue alone ("support", "charity", "cause", "advocate", "donate"): issue 34's
     # encouragement evidence made SUPPORTS relations of many turns
     "cue-supports": lambda c: replace(c, uncued=frozenset({"SUPPORTS"})),
-    "speaker": lambda c: replace(c, speaker_lift=0.0),
+    # (no speaker lever: `default` lifts no one's turns, its trees weigh who said a memory, and
+    # bench/train_ranker.py's feature ablation measures that)
     "asker": lambda c: replace(c, default_asker=False),
     "hub-cut": lambda c: replace(c, hub_mentions=10**9),
     # change and time

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from graph.recall.confidence import structural_match
-from graph.recall.config import DEFAULT_CONFIG, PRESETS, RetrievalConfig
+from graph.recall.config import DEFAULT_CONFIG, RetrievalConfig, trees_base
 from graph.recall.features import NAMES, row
 from graph.recall.retrieval import ContextRequest, rank_candidates, retrieve
 
@@ -50,10 +50,10 @@ def _request(
 def ranking(
     runtime: Any, user: str, message: str, speaker: str | None, as_of: str, depth: int
 ) -> dict[str, Any]:
-    """Every candidate of one call of the `manual` blend (the learnt trees' starting score, so a
-    shipped ranker never trains on its own output): [external id, blend score without the
+    """Every candidate of one call of the blend the learnt trees start from (config.trees_base,
+    so a shipped ranker never trains on its own output): [external id, blend score without the
     neighbour share, the neighbour share, *features in `features` order]."""
-    blend = PRESETS["manual"]
+    blend = trees_base()
     found = rank_candidates(runtime.service, _request(user, message, speaker, as_of, depth, blend))
     candidates = [
         [

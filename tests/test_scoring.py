@@ -6,7 +6,7 @@ import pytest
 
 from graph.errors import InvalidInput
 from graph.recall import scoring
-from graph.recall.config import PRESETS, Weights
+from graph.recall.config import PRESETS, Weights, preset, trees_base
 from graph.recall.scoring import DAY
 
 
@@ -75,3 +75,16 @@ def test_fusion_ranks_instead_of_scores() -> None:
 def test_lifted_moves_toward_one_or_zero() -> None:
     assert scoring.lifted(0.5, 0.5) == pytest.approx(0.75)
     assert scoring.lifted(0.5, -0.5) == pytest.approx(0.25)
+
+
+def test_the_default_trees_correct_a_blend_without_the_speaker_lift() -> None:
+    """The shipped trees weigh who said a memory themselves (issue 56): their starting blend,
+    which the benches write for the trainer, lifts nothing; the hand-set blend keeps its lift,
+    and weights of the caller's on `default` are scored by it, the trees off."""
+    base = trees_base()
+    assert base.ranker is None and base.speaker_lift == 0.0 == PRESETS["default"].speaker_lift
+    assert base.weights == PRESETS["default"].weights
+    assert PRESETS["manual"].speaker_lift > 0
+    mine = preset("default", recency=0.5)
+    assert mine.ranker is None and mine.speaker_lift == PRESETS["manual"].speaker_lift
+    assert mine.weights.recency == 0.5 and preset("default") is PRESETS["default"]

@@ -245,6 +245,12 @@ def test_what_the_messages_person_said_is_lifted() -> None:
     assert own.similarity == pytest.approx(plain + (1 - plain) * 0.4)
     assert other.similarity == pytest.approx(plain)
     assert "speaker:person:mary" in own.via and not any(v.startswith("speaker:") for v in other.via)
+    # under a learnt ranker nothing is lifted: the trees weigh who said it, and `via` names them
+    learnt = _scorer(speaker_learnt=True, people=["person:mary"])
+    own, other = learnt.score(said, cosine=0.5), learnt.score(heard, cosine=0.5)
+    assert own.similarity == pytest.approx(plain) == other.similarity
+    assert "speaker:person:mary" in own.via and not any(v.startswith("speaker:") for v in other.via)
+    assert learnt.features(own).said_by_subject == 1.0 > learnt.features(other).said_by_subject
 
 
 def test_a_thing_of_the_asked_kind_is_a_feature() -> None:

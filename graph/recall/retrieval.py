@@ -252,6 +252,7 @@ def _rank(
         when=found.when,
         time_lift=config.time_lift,
         speaker_lift=config.speaker_lift,
+        speaker_learnt=bool(config.ranker),
         people=found.seeds.people,
         fusion=ranks if config.fusion_k > 0 else None,
         ranks=ranks,

@@ -298,6 +298,9 @@ class Scorer:
     time_lift: float = 0.0
     # how far a memory said by a person the message is about moves its similarity toward 1
     speaker_lift: float = 0.0
+    # whether a learnt ranker weighs who said a memory (its feature `said_by_subject`) in place
+    # of the lift: `via` names the speaker either way
+    speaker_learnt: bool = False
     people: Sequence[str] = ()
     # similarity's base as rank fusion of the candidates' dense and lexical ranks (None: blend)
     fusion: scoring.Fusion | None = None
@@ -325,8 +328,9 @@ class Scorer:
             sim = scoring.lifted(self.fusion.base(cosine, words), lift)
         else:
             sim = scoring.similarity(cosine, words, self.weights.lexical, lift)
-        said_by = [k for k in memory.speaker_keys if k in self.people] if self.speaker_lift else []
-        if said_by:
+        counted = self.speaker_lift or self.speaker_learnt
+        said_by = [k for k in memory.speaker_keys if k in self.people] if counted else []
+        if said_by and self.speaker_lift:
             sim = scoring.toward_one(sim, self.speaker_lift)
         rec = scoring.recency(memory.occurred_at, self.as_of, self.weights.half_life_days)
         linked = [k for k in memory.entity_keys if k in self.expanded or k in self.seeds]
