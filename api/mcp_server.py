@@ -214,8 +214,9 @@ def _memory(record: MemoryRecord) -> dict[str, Any]:
 
 # the same meaning as `context(minScore:)` in GraphQL
 MIN_SCORE = (
-    "Relevance floor: memories whose floorScore is below it are left out, and a block left "
-    "with none says nothing relevant was found. Leave empty for the default."
+    "Relevance floor: memories whose floor score (the hand-set blend's, search_memories' "
+    "floor_score) is below it are left out, and a block left with none says nothing relevant "
+    "was found. Leave empty for the default."
 )
 MIN_CONFIDENCE = (
     "Below this confidence (0-1) the block shows no memory and says nothing relevant was found. "
@@ -373,7 +374,7 @@ async def search_memories(
             _memory(s.memory)
             | {
                 "score": round(s.score, 4),
-                "floorScore": round(s.floor_score, 4),
+                "floor_score": round(s.floor_score, 4),
                 "similarity": round(s.similarity, 4),
                 "recency": round(s.recency, 4),
                 "frequency": round(s.frequency, 4),

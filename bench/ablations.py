@@ -41,6 +41,7 @@ LEVERS: dict[str, Lever] = {
     "asker": lambda c: replace(c, default_asker=False),
     "hub-cut": lambda c: replace(c, hub_mentions=10**9),
     # change and time
+    # (the lift only: the ranker's guard for the time named, graph/recall/ranker.py, stays)
     "time": lambda c: replace(c, time_lift=0.0),
     "demotion": lambda c: replace(c, superseded_demotion=0.0),
     "skew": lambda c: replace(c, clock_skew_hours=0.0),

@@ -11,8 +11,9 @@ words.)
 Each file is one data set. A candidate's label is whether it is an evidence turn of its question.
 The model is LightGBM's lambdarank (gradient-boosted trees that learn the order within each
 question) started from the blend's own score (`init_score` = scale × the blend with its neighbour
-share): the trees learn corrections to the hand-set blend, and with no trees the ranking is the
-blend's. Both data sets weigh the same in all, so LoCoMo's many questions do not decide alone
+share): the trees learn corrections to the blend the benches wrote (config.trees_base: the
+default preset without its trees, whatever `--profiles` says), and with no trees the ranking is
+the blend's. Both data sets weigh the same in all, so LoCoMo's many questions do not decide alone
 (`weights` says how a question's candidates are weighted).
 Deterministic: one thread, LightGBM's deterministic mode and fixed seeds.
 

@@ -126,8 +126,9 @@ async def _conversation(client: Client, **user: str) -> list[str]:
     assert found["memories"][0]["id"] == ids[2]
     # times in UTC with their offset, as GraphQL shows them, whatever the server's zone
     assert found["memories"][0]["occurred_at"].endswith("+00:00"), found["memories"][0]
-    assert {"score", "similarity", "via"} <= set(found["memories"][0])
-    # asked by Alice, "I" is Alice, and what she said is lifted, as with GraphQL's speaker
+    assert {"score", "floor_score", "similarity", "via"} <= set(found["memories"][0])
+    # asked by Alice, "I" is Alice, and what she said comes first (the trees weigh who said it),
+    # as with GraphQL's speaker
     mine = _data(
         await client.call_tool(
             "search_memories", {"query": "What am I learning?", "speaker": "Alice", **user}

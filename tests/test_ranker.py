@@ -90,21 +90,21 @@ def test_the_trees_never_lift_a_memory_of_another_time_than_the_one_named() -> N
     a correction of at most 0; with none of that time, the trees correct as they learnt."""
     booster, x = _booster(6, 3)
     ranker = Ranker.from_json("m.json", _file(booster))
-    raw = booster.predict(x, raw_score=True)
-    up = int(np.argmax(raw))
-    then = int(np.argmin(raw))  # the one candidate of the time named
     scored = {
         f"m{n}": Scored(_memory(n, ()), 1.0, 0.5, 0.0, 0.0, (), neighbour=x[n][-1])
         for n in range(len(x))
     }
     plain = {f"m{n}": replace(Features(*v[:-1]), demoted=0.0, in_time=0.0) for n, v in enumerate(x)}
-    timed = dict(plain) | {f"m{then}": replace(plain[f"m{then}"], in_time=1.0)}
     free = ranker.rescore(scored, lambda item: plain[item.memory.id], best=len(x))
+    up = max(free, key=lambda i: free[i].score)  # the candidate the trees lift most
+    then = min(free, key=lambda i: free[i].score)  # made the one candidate of the time named
+    timed = plain | {then: replace(plain[then], in_time=1.0)}
     held = ranker.rescore(scored, lambda item: timed[item.memory.id], best=len(x))
-    assert raw[up] > 0 and free[f"m{up}"].score > 1.0
-    assert held[f"m{up}"].score == 1.0
-    assert held[f"m{then}"].score == pytest.approx(free[f"m{then}"].score)
-    assert all(held[i].score <= free[i].score for i in held)
+    assert free[up].score > 1.0 and held[up].score == 1.0
+    own = ranker.correction(np.array([row(timed[then], x[int(then[1:])][-1])]))[0]
+    assert held[then].score == pytest.approx(1.0 + own)
+    others = [i for i in held if i != then]
+    assert all(held[i].score == pytest.approx(min(free[i].score, 1.0)) for i in others)
 
 
 @pytest.mark.parametrize(

@@ -289,8 +289,9 @@ def test_what_the_asked_about_person_said_comes_first(api: Api) -> None:
 
 def test_a_question_in_the_first_person_lifts_what_the_asker_said(api: Api) -> None:
     """An agent says who is asking: "I" in the question is that speaker, and their own turns
-    come before the assistant's reply about the same thing; "what did you tell me" is about the
-    listener's words, and the asker's turns get no lift."""
+    come before the assistant's reply about the same thing (`default`'s trees weigh who said a
+    turn, `manual` lifts it); "what did you tell me" is about the listener's words, and no turn
+    is the asker's for it."""
     user = "asker-lift"
     turns = [
         ("User", "I picked up a snake plant and a fern at the garden centre last weekend."),

@@ -87,4 +87,6 @@ def test_the_default_trees_correct_a_blend_without_the_speaker_lift() -> None:
     assert PRESETS["manual"].speaker_lift > 0
     mine = preset("default", recency=0.5)
     assert mine.ranker is None and mine.speaker_lift == PRESETS["manual"].speaker_lift
+    assert mine.min_score == PRESETS["manual"].min_score
+    assert mine.default_asker == PRESETS["default"].default_asker
     assert mine.weights.recency == 0.5 and preset("default") is PRESETS["default"]

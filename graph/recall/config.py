@@ -241,8 +241,9 @@ def trees_base() -> RetrievalConfig:
 
 
 def preset(profile: str = DEFAULT_PROFILE, **weights: float | None) -> RetrievalConfig:
-    """The named preset with the given weights overridden (None keeps the preset's, and a learnt
-    ranker is then off); errors name `profile` or `weights`."""
+    """The named preset with the given weights overridden (None keeps the preset's); a preset
+    with a learnt ranker is then scored by the hand-set blend instead (its trees off, `manual`'s
+    speaker lift and floors back); errors name `profile` or `weights`."""
     if profile not in PRESETS:
         raise InvalidInput("profile", f"is {profile!r}; allowed {', '.join(PRESETS)}")
     base = PRESETS[profile]
@@ -256,7 +257,17 @@ def preset(profile: str = DEFAULT_PROFILE, **weights: float | None) -> Retrieval
     chosen.validate()
     if chosen == base.weights:
         return base
+    if not base.ranker:
+        return replace(base, weights=chosen)
     # the learnt trees correct the preset's own blend: weights of the caller's are scored as
-    # asked, by the hand-set blend alone (with its speaker lift, which the trees replace)
-    hand = PRESETS["manual"] if base.ranker else base
-    return replace(hand, weights=chosen, ranker=None)
+    # asked, by the hand-set blend alone, with the speaker lift the trees replace and the floors
+    # chosen for it; the preset's other settings stay
+    hand = PRESETS["manual"]
+    return replace(
+        base,
+        weights=chosen,
+        ranker=None,
+        speaker_lift=hand.speaker_lift,
+        min_score=hand.min_score,
+        min_confidence=hand.min_confidence,
+    )
