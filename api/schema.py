@@ -85,8 +85,7 @@ class Query:
         description="Entity cards and relevant memories for the next prompt. minScore is the "
         "relevance floor: memories whose floorScore is below it are left out, and a block left "
         "with none says nothing relevant was found; below minConfidence the block shows no memory "
-        "and says so "
-        "(defaults: the profile's; 0 keeps all)."
+        "and says so (defaults: the profile's; 0 keeps all)."
     )
     async def context(
         self,

@@ -25,7 +25,7 @@ query($user: ID!, $message: String!, $budget: Int, $max: Int, $asOf: DateTime,
     text tokens seeds expanded
     entityCards { key type label mentionCount relations { type direction role count
                   target { key label } } }
-    memories { score similarity recency frequency via memory { id text externalId } }
+    memories { score floorScore similarity recency frequency via memory { id text externalId } }
   }
 }"""
 AS_OF = "2026-10-16T00:00:00Z"

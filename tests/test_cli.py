@@ -168,7 +168,7 @@ def test_cli_and_api_give_the_same_answer(
     embedder: Embedder,
 ) -> None:
     """Both start from the same preset: the same memories, in the same order, with the same
-    scores (the CLI once ranked with the spec's weights)."""
+    scores and floor scores (the CLI once ranked with the spec's weights)."""
     monkeypatch.setattr("api.runtime.load_models", lambda *_: (extractor, embedder))
     data = tmp_path / "data"
     # the CLI reads its settings from the environment: the same graph as open_api's below
@@ -184,12 +184,15 @@ def test_cli_and_api_give_the_same_answer(
         args = ["context", question, "--user", USER, "--data-dir", str(data), "--json"]
         assert cli.main([*args, "--as-of", AS_OF]) == 0
         answer = json.loads(capsys.readouterr().out)
-        from_cli[question] = [(m["id"], m["score"]) for m in answer["memories"]]
+        from_cli[question] = [(m["id"], m["score"], m["floorScore"]) for m in answer["memories"]]
     api, _ = open_api(data, extractor, embedder)
     try:
         for question in PARITY_QUESTIONS:
             block = context_of(api, question)
-            from_api = [(m["memory"]["id"], round(m["score"], 4)) for m in block["memories"]]
+            from_api = [
+                (m["memory"]["id"], round(m["score"], 4), round(m["floorScore"], 4))
+                for m in block["memories"]
+            ]
             assert from_cli[question] == from_api, question
             assert 0 < len(from_api) <= DEFAULT_MAX_MEMORIES  # the floor may leave some out
     finally:

@@ -329,7 +329,7 @@ class Scorer:
         else:
             sim = scoring.similarity(cosine, words, self.weights.lexical, lift)
         counted = self.speaker_lift or self.speaker_learnt
-        said_by = [k for k in memory.speaker_keys if k in self.people] if counted else []
+        said_by = self._said_by(memory) if counted else []
         if said_by and self.speaker_lift:
             sim = scoring.toward_one(sim, self.speaker_lift)
         rec = scoring.recency(memory.occurred_at, self.as_of, self.weights.half_life_days)
@@ -371,6 +371,10 @@ class Scorer:
             for k in memory.entity_keys
         )
 
+    def _said_by(self, memory: MemoryFacts) -> list[str]:
+        """The people the message is about who said `memory`: the lift's and the features'."""
+        return [k for k in memory.speaker_keys if k in self.people]
+
     def features(self, item: Scored[MemoryFacts]) -> Features:
         """What a learnt ranker sees of a scored candidate (graph/recall/features.py): the
         signals the blend mixed, kept apart. Computed for the candidates a ranker corrects, not
@@ -381,7 +385,7 @@ class Scorer:
         words = self.lexical.normalized(memory_id)
         dense_rank, lexical_rank = self.ranks.ranks(item.cosine, words) if self.ranks else (1, 1)
         best = self.ranks.best_cosine if self.ranks else cosine
-        subjects = [k for k in memory.speaker_keys if k in self.people]
+        subjects = self._said_by(memory)
         lift = self.lifts.get(memory_id, 0.0)  # a cued relation's, before a named time's
         linked = [k for k in memory.entity_keys if k in self.expanded or k in self.seeds]
         seeds = sum(1 for k in linked if k in self.seeds)
