@@ -333,7 +333,7 @@ class Scorer:
         if said_by and self.speaker_lift:
             sim = scoring.toward_one(sim, self.speaker_lift)
         rec = scoring.recency(memory.occurred_at, self.as_of, self.weights.half_life_days)
-        linked = [k for k in memory.entity_keys if k in self.expanded or k in self.seeds]
+        linked = self._linked(memory)
         freq = max(
             (scoring.frequency(self.counts.get(k, 0), self.max_count) for k in linked), default=0.0
         )
@@ -371,6 +371,11 @@ class Scorer:
             for k in memory.entity_keys
         )
 
+    def _linked(self, memory: MemoryFacts) -> list[str]:
+        """The memory's entities that are seeds or expanded: the frequency's, `via`'s and the
+        features' (one reading, so that they cannot drift apart)."""
+        return [k for k in memory.entity_keys if k in self.expanded or k in self.seeds]
+
     def _said_by(self, memory: MemoryFacts) -> list[str]:
         """The people the message is about who said `memory`: the lift's and the features'."""
         return [k for k in memory.speaker_keys if k in self.people]
@@ -387,7 +392,7 @@ class Scorer:
         best = self.ranks.best_cosine if self.ranks else cosine
         subjects = self._said_by(memory)
         lift = self.lifts.get(memory_id, 0.0)  # a cued relation's, before a named time's
-        linked = [k for k in memory.entity_keys if k in self.expanded or k in self.seeds]
+        linked = self._linked(memory)
         seeds = sum(1 for k in linked if k in self.seeds)
         via = item.via
         cosine_gap = max(0.0, best - cosine)
