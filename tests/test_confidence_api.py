@@ -19,7 +19,7 @@ from graph.recall.request import ContextRequest
 from tests.conftest import Api, close_api, open_api
 from tests.documents import REMEMBER_MANY
 
-KEYS = {"mel": "key-mel", "bob": "key-bob", "ana": "key-ana"}
+KEYS = {"mel": "key-mel", "bob": "key-bob", "ana": "key-ana", "sam": "key-sam"}
 AS_OF = datetime(2026, 10, 16, tzinfo=UTC).timestamp()  # the GraphQL calls' asOf
 CONTEXT = """
 query($user: ID!, $message: String!, $minScore: Float, $minConfidence: Float) {
@@ -188,3 +188,51 @@ def test_another_users_words_never_count_as_mentioned(keyed: Api) -> None:
     assert "errors" not in keyed.raw(REMEMBER_MANY, headers=_auth("ana"), inputs=inputs)
     assert _signals(keyed, "ana", "When did I give blood?").unmentioned == 0.0
     assert _signals(keyed, "mel", question) == before
+
+
+# a user telling an assistant about their week: the questions below ask about it in other words
+CHAT = [
+    ("user", "I'm allergic to peanuts, so I always check the labels."),
+    ("assistant", "Good to know, I will keep that in mind for any recipes."),
+    ("user", "I booked the vet for Friday because my dog Biscuit is limping."),
+    ("user", "My brother Tom turns forty next month and I'm planning his party."),
+    ("user", "I work night shifts as a nurse at St. Mary's hospital."),
+]
+
+
+@pytest.fixture(scope="module")
+def chat(keyed: Api) -> Api:
+    inputs = [
+        {
+            "userId": "sam",
+            "text": text,
+            "speaker": speaker,
+            "sessionId": "c1",
+            "occurredAt": f"2026-10-1{i}T10:00:00Z",
+        }
+        for i, (speaker, text) in enumerate(CHAT)
+    ]
+    assert "errors" not in keyed.raw(REMEMBER_MANY, headers=_auth("sam"), inputs=inputs)
+    return keyed
+
+
+def test_a_question_in_other_words_keeps_its_block(chat: Api) -> None:
+    """ "appointment" is a noun no memory holds, as "blood" is; the memory holds the vet's visit in
+    other words. The confidence reads how close the best memory comes to the message, and an
+    everyday question said in other words is not told that nothing relevant was found."""
+    block = _context(chat, "sam", "sam", "When is the vet appointment?")
+    assert _signals(chat, "sam", "When is the vet appointment?").unmentioned == 1.0
+    assert NOTHING_RELEVANT not in block["text"]
+    assert "vet for Friday" in block["memories"][0]["memory"]["text"]
+    never = _context(chat, "sam", "sam", "What is my blood type?")
+    assert never["memories"] == [] and never["confidence"] < block["confidence"]
+
+
+def test_the_confidence_reads_the_cosine_without_the_names(keyed: Api) -> None:
+    """A name brings every turn of its person closer: the `content` signal is the best
+    candidate's cosine to the message without the names, below the cosine with them; a message
+    that names nobody has the same for both."""
+    named = _signals(keyed, "mel", "What is Melanie's blood type?")
+    assert 0.0 < named.content < named.dense
+    nobody = _signals(keyed, "mel", "How much does a ticket to Mars cost?")
+    assert nobody.content == nobody.dense

@@ -99,6 +99,9 @@ class Ranking:
     ranked: list[Scored[MemoryFacts]]  # after repeats are collapsed: what selection reads
     # memory id → its features (graph/recall/features.py), for rank_candidates only
     features: dict[str, Features] = field(default_factory=dict)
+    # the best candidate's cosine to the message without the names of the people it is about
+    # (ContentMatch.best; None when not computed): the confidence's `content` signal
+    content: float | None = None
 
 
 @dataclass(frozen=True)
@@ -155,9 +158,10 @@ def _retrieve(
     laps.lap("window")
     found, candidates = _look_and_gather(reads, request, as_of, embedding)  # times its stages
     laps.skip()
-    ranked = _rank(reads, request, as_of, found, candidates).ranked
+    ranking = _rank(reads, request, as_of, found, candidates)
+    ranked = ranking.ranked
     laps.lap("rank")
-    assessment = _assess(request, found, candidates, ranked)
+    assessment = _assess(request, found, candidates, ranked, ranking.content)
     # below the floors nothing is shown: the block says that nothing relevant was found. A
     # memory holding every word of the message that memory knows ("the quokka plush" at the end
     # of a long reply whose vector is about its start) matched, whatever its score — unless the
@@ -266,16 +270,18 @@ def _rank(
     }
     if config.weights.neighbours > 0 and scored:
         scored = with_neighbours(reads, request, as_of, candidates, scorer, scored)
+    content = None
     if candidates.content is not None and learnt:
         present, stored = reads.caches.vectors.matrix(request.user_id, scored)
         match = ContentMatch.of(present, stored, candidates.content)
         scorer = replace(scorer, content=match)
+        content = match.best
     if config.ranker:  # the learnt trees correct the blend (graph/recall/ranker.py)
         scored = shipped(config.ranker).rescore(scored, scorer.features)
     features = {i: scorer.features(s) for i, s in scored.items()} if every_feature else {}
     whole = rank(scored.values())
     ranked = collapse_repeats(reads, request, whole) if config.repeat_cosine < 1 else whole
-    return Ranking(whole, ranked, features)
+    return Ranking(whole, ranked, features, content)
 
 
 def _assess(
@@ -283,13 +289,16 @@ def _assess(
     found: Lookup,
     candidates: Candidates,
     ranked: list[Scored[MemoryFacts]],
+    content: float | None = None,
 ) -> Assessment:
     """The confidence stage (graph/recall/confidence.py) on what the lookup, the candidates and
-    the ranking hold: no statement of its own."""
+    the ranking hold (`content`: Ranking.content): no statement of its own."""
     facts = candidates.facts.values()
     named = [m for m in found.said.mentions if not (m.tentative or m.candidate)]
+    dense = max(candidates.cosine.values(), default=0.0)
     match = MatchEvidence(
-        dense=max(candidates.cosine.values(), default=0.0),
+        dense=dense,
+        content=dense if content is None else content,
         unknown=candidates.lexical.unknown,
         speakers=frozenset(k for m in facts for k in m.speaker_keys),
         covered=candidates.lexical.covered,
