@@ -6,7 +6,8 @@ named person's and answers the message; fitted `--against adversarial`: LoCoMo's
 LongMemEval's `_abs`, over the six signals `dense,unknown,person,thing,conflict,flagged`) and
 `MENTIONED` (the memory holds the things asked about at all; fitted `--against constructed`,
 the questions unanswerable by construction of bench/unanswerable.py, over
-`dense,unknown,unmentioned`). A run fits one factor and keeps the other as shipped, and every
+`content,unknown,unmentioned`, with LoCoMo's questions said in other words among the answerable:
+a `--fit` file of `bench/locomo.py --reworded reworded --signals`). A run fits one factor and keeps the other as shipped, and every
 AUROC and curve it prints is of the product (tables in docs/ from before the second factor,
 dd8492d's and 66ea272's, were of `CALIBRATION` alone).
 
@@ -24,8 +25,9 @@ dd8492d's and 66ea272's, were of `CALIBRATION` alone).
     python bench/fit_confidence.py --against adversarial \
         --signals dense,unknown,person,thing,conflict,flagged \
         --fit locomo.jsonl,lme-dev.jsonl --score lme-val.jsonl
-    python bench/fit_confidence.py --against constructed --signals dense,unknown,unmentioned \
-        --fit locomo.jsonl,lme-dev.jsonl --score lme-val.jsonl --curve
+    python bench/fit_confidence.py --against constructed --signals content,unknown,unmentioned \
+        --fit locomo.jsonl,lme-dev.jsonl,locomo-reworded.jsonl \
+        --score lme-reworded.jsonl,lme-val.jsonl --curve
 """
 
 from __future__ import annotations
