@@ -48,7 +48,7 @@ SEED = 7
 SCALE, LEAVES, ROUNDS = 5.0, 7, 100  # the shipped trees' setting (graph/recall/learnt.json)
 SIGNALS = [f.name for f in fields(Signals)]
 RANKED = ["ranker_score", "ranker_rank", "ranker_gap"]
-INPUTS = [*NAMES, *RANKED, *SIGNALS]
+INPUTS = [*NAMES, *RANKED, *(f"signal_{n}" for n in SIGNALS)]  # the ranker has a `content` too
 RATES = (0.01, 0.02, 0.04)  # the answerable blocks a floor may empty
 
 
@@ -83,6 +83,8 @@ def load(dataset: int, rankings: Path, signals: Path) -> list[Asked]:
         probe = probes.get((row["user"], row["question"]))
         if probe is None or not row["candidates"]:
             continue
+        if set(SIGNALS) - set(probe["signals"]):
+            raise SystemExit(f"{signals}: written without some signals; run the bench again")
         evidence = set(row["evidence"]) if row["answerable"] else set()
         out.append(
             Asked(

@@ -6,10 +6,11 @@ named person's and answers the message; fitted `--against adversarial`: LoCoMo's
 LongMemEval's `_abs`, over the six signals `dense,unknown,person,thing,conflict,flagged`) and
 `MENTIONED` (the memory holds the things asked about at all; fitted `--against constructed`,
 the questions unanswerable by construction of bench/unanswerable.py, over
-`content,unknown,unmentioned`, with LoCoMo's questions said in other words among the answerable:
-a `--fit` file of `bench/locomo.py --reworded reworded --signals`). A run fits one factor and keeps the other as shipped, and every
-AUROC and curve it prints is of the product (tables in docs/ from before the second factor,
-dd8492d's and 66ea272's, were of `CALIBRATION` alone).
+`content,unknown,unmentioned`, with LoCoMo's questions said in other words among the
+answerable: a `--fit` file of `bench/locomo.py --reworded reworded --signals`). A run fits one
+factor and keeps the other as shipped, and every AUROC and curve it prints is of the product
+(tables in docs/ from before the second factor, dd8492d's and 66ea272's, were of `CALIBRATION`
+alone).
 
 - each signal's AUROC alone (answerable against unanswerable), per file;
 - a logistic regression (L2, each file weighted by the square root of its share) fitted on the
@@ -61,7 +62,13 @@ CONSTRUCTED = (6, "constructed")
 
 
 def load(path: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines()]
+    """A `--signals` file's rows; one written before a signal the confidence reads is refused
+    (a missing signal would count as 0 and the shipped confidence collapse without a word)."""
+    rows = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines()]
+    missing = sorted({n for r in rows for n in NAMES if n not in r["signals"]})
+    if missing:
+        raise SystemExit(f"{path}: written without the signals {missing}; run the bench again")
+    return rows
 
 
 def matrix(rows: list[dict[str, Any]], names: list[str]) -> np.ndarray:

@@ -15,6 +15,7 @@ from extraction.embedder import Embedder
 from extraction.extractor import Extractor
 from graph.recall.block import NOTHING_RELEVANT
 from graph.recall.confidence import Signals
+from graph.recall.config import PRESETS
 from graph.recall.request import ContextRequest
 from tests.conftest import Api, close_api, open_api
 from tests.documents import REMEMBER_MANY
@@ -236,3 +237,16 @@ def test_the_confidence_reads_the_cosine_without_the_names(keyed: Api) -> None:
     assert 0.0 < named.content < named.dense
     nobody = _signals(keyed, "mel", "How much does a ticket to Mars cost?")
     assert nobody.content == nobody.dense
+
+
+@pytest.mark.parametrize("profile", ["manual", "nograph"])
+def test_the_hand_blends_read_the_cosine_without_the_names_too(keyed: Api, profile: str) -> None:
+    """The hand blends do not search by the message without its names (their candidates stay
+    theirs), but their confidence reads it as `default`'s does: Melanie's turns coming closer by
+    her name do not make her dentist, whom no memory mentions, answerable."""
+    message = "What is the name of Melanie's dentist?"
+    request = ContextRequest(user_id="mel", message=message, as_of=AS_OF, config=PRESETS[profile])
+    result = keyed.runtime.service.context(request)
+    assert result.signals is not None
+    assert 0.0 < result.signals.content < result.signals.dense
+    assert result.memories == [] and result.confidence < PRESETS[profile].min_confidence

@@ -79,11 +79,13 @@ def gather(
     parts: Rows | None = None,
     nouns: Sequence[str] = (),
     content: Rows | None = None,
+    search_content: bool = True,
 ) -> Candidates:
     """Reads the candidates: those known without the message's vector (BM25's, and `known`)
     while it is computed, then FAISS's for the message and for each of its parts, and for its
     `content` (the message without its people's names, graph/recall/content.py) when it has
-    one. `nouns`, the nouns the message's questions name, only inform
+    one and `search_content` (a learnt ranker's or a bench's: the hand blends' candidates stay
+    theirs). `nouns`, the nouns the message's questions name, only inform
     `LexicalScores.unmentioned`."""
     user_id, config = request.user_id, request.config
     caches = reads.caches
@@ -103,7 +105,7 @@ def gather(
         for memory_id, score in hits:
             vector_hits[memory_id] = max(score, vector_hits.get(memory_id, -1.0))
     content_row = content.result()[0] if content is not None else None
-    content_hits = _content_hits(reads, user_id, content_row, k)
+    content_hits = _content_hits(reads, user_id, content_row, k) if search_content else []
     laps.lap("faiss")
     late_ids = [i for i in dict.fromkeys((*vector_hits, *content_hits)) if i not in early]
     late = happened(caches.memory_facts(user_id, late_ids), as_of, skew)

@@ -8,14 +8,14 @@ reads only what the lookup and the ranking already hold, and changes no score or
   (`RELATED_TO`) is no fact and never counts.
 - `Signals` → `confidence`: the product of two logistic models over the evidence the ranking
   has, one per way a message goes unanswered. `MENTIONED`: the memory holds what it asks about
-  at all (the best candidates' cosine to the message, the share of its words no memory holds,
-  and whether a noun it asks about is held by none). `CALIBRATION`: what the memory holds is
-  the named person's (whether the best memories, and the memories about the things it names,
-  were said by the person it names, and conflicts). Both were fitted on the dev splits of
-  LoCoMo and LongMemEval, each against its own kind of unanswerable question
-  (docs/retrieval.md says how, and how well they separate). Whether a message's cued relations
-  were found on the named person's card was tried as a signal and separated nothing (AUROC
-  0.508 on LoCoMo dev).
+  at all (the best candidate's cosine to the message without the names of its people, the
+  share of its words no memory holds, and whether a noun it asks about is held by none).
+  `CALIBRATION`: what the memory holds is the named person's (whether the best memories, and
+  the memories about the things it names, were said by the person it names, and conflicts).
+  Both were fitted on the dev splits of LoCoMo and LongMemEval, each against its own kind of
+  unanswerable question (docs/retrieval.md says how, and how well they separate). Whether a
+  message's cued relations were found on the named person's card was tried as a signal and
+  separated nothing (AUROC 0.508 on LoCoMo dev).
 - `above_floor`: the memories whose score reaches `min_score` (a preset knob, or the caller's
   `minScore`); a block whose confidence is below `min_confidence` shows none; a block left with
   none says that nothing relevant was found.
@@ -151,9 +151,9 @@ AGREE_TOP = 10
 # best memory comes to what it asks, its names left out (`content`): fitted without the
 # reworded questions and on `dense`, the floor emptied 29% of LoCoMo's reworded blocks and 20%
 # of LongMemEval's. Each template's questions scored by the fit without them: AUROC 0.998 on
-# LoCoMo; LongMemEval validation and LongMemEval's reworded questions, never fitted on, AUROC
-# 1.000 and no block emptied at the default floor (docs/retrieval.md "Said in other words, and
-# the floor")
+# LoCoMo, 1.000 on LongMemEval validation (never fitted on); and at the default floor no block
+# of LongMemEval's reworded questions (never fitted on) is emptied (docs/retrieval.md "Said in
+# other words, and the floor")
 MENTIONED = Calibration(
     intercept=3.296,
     dense=0.0,

@@ -3,11 +3,12 @@ out (extraction/content.py says why): a learnt ranker's features (graph/recall/f
 beside the cosine to the message as said, which the blend, the floors and the confidence keep
 reading.
 
-Computed only when the message names someone and a learnt ranker or a bench reads the features:
-one more embedding on the query pool, started as soon as the seeds are known and computed beside
-the lookup's reads; FAISS's top-k for it joins the candidates (graph/recall/candidates.py), and
-one product of the candidates' stored vectors with it gives the features (a context call reads
-about 200 vectors in one call, 0.1 ms).
+Computed whenever the message names someone: one more embedding on the query pool, started as
+soon as the seeds are known and computed beside the lookup's reads, and one product of the
+candidates' stored vectors with it (a context call reads about 200 vectors in one call, 0.1 ms).
+Its best is the confidence's `content` signal under every preset (graph/recall/confidence.py);
+where a learnt ranker or a bench reads the features, FAISS's top-k for it joins the candidates
+too (graph/recall/candidates.py), and the hand blends' candidates stay theirs.
 """
 
 from __future__ import annotations

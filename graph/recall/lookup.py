@@ -69,12 +69,10 @@ class Lookup:
         return self.counts.get(key, 0)
 
 
-def look_up(
-    reads: RecallReads, request: ContextRequest, as_of: float, features: bool = False
-) -> Lookup:
-    """Stages 1–3. With `features` (a learnt ranker's or a bench's), the message without the
-    names of its people starts being embedded as soon as they are known, beside the reads that
-    follow (graph/recall/content.py)."""
+def look_up(reads: RecallReads, request: ContextRequest, as_of: float) -> Lookup:
+    """Stages 1–3. The message without the names of its people starts being embedded as soon
+    as they are known, beside the reads that follow (graph/recall/content.py): the confidence
+    reads it under every preset, a learnt ranker's features and candidates too."""
     laps = Laps()
     resolver = reads.caches.catalog(request.user_id)
     laps.lap("lookup")
@@ -83,9 +81,7 @@ def look_up(
     seeds = find_seeds(said, resolver, request.message)
     if request.config.uncued:
         seeds = replace(seeds, cues=seeds.cues - request.config.uncued)
-    content = (
-        embed_content(reads.models, request.message, resolver, seeds.people) if features else None
-    )
+    content = embed_content(reads.models, request.message, resolver, seeds.people)
     try:
         return _around(reads, request, as_of, said, resolver, seeds, content)
     except BaseException:

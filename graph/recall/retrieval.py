@@ -100,7 +100,7 @@ class Ranking:
     # memory id → its features (graph/recall/features.py), for rank_candidates only
     features: dict[str, Features] = field(default_factory=dict)
     # the best candidate's cosine to the message without the names of the people it is about
-    # (ContentMatch.best; None when not computed): the confidence's `content` signal
+    # (ContentMatch.best; None when it names no one): the confidence's `content` signal
     content: float | None = None
 
 
@@ -203,7 +203,7 @@ def _look_and_gather(
     """The lookup (stages 1–3), then the candidates (stage 4)."""
     laps = Laps()
     features = bool(request.config.ranker) or every_feature
-    found = look_up(reads, request, as_of, features)  # times its own stages
+    found = look_up(reads, request, as_of)  # times its own stages
     laps.skip()
     # a message of several parts ("which came first, A or B?") is compared part by part too
     pieces = [embedding_text(p, None) for p in found.said.parts]
@@ -214,7 +214,15 @@ def _look_and_gather(
     try:
         nouns = found.said.asked_nouns
         candidates = gather(
-            reads, request, as_of, found.known, embedding, parts, nouns, found.content
+            reads,
+            request,
+            as_of,
+            found.known,
+            embedding,
+            parts,
+            nouns,
+            found.content,
+            search_content=features,
         )
     finally:
         for rows in (parts, found.content):
@@ -271,7 +279,7 @@ def _rank(
     if config.weights.neighbours > 0 and scored:
         scored = with_neighbours(reads, request, as_of, candidates, scorer, scored)
     content = None
-    if candidates.content is not None and learnt:
+    if candidates.content is not None:  # the confidence's `content`, a ranker's features
         present, stored = reads.caches.vectors.matrix(request.user_id, scored)
         match = ContentMatch.of(present, stored, candidates.content)
         scorer = replace(scorer, content=match)
@@ -295,10 +303,9 @@ def _assess(
     the ranking hold (`content`: Ranking.content): no statement of its own."""
     facts = candidates.facts.values()
     named = [m for m in found.said.mentions if not (m.tentative or m.candidate)]
-    dense = max(candidates.cosine.values(), default=0.0)
     match = MatchEvidence(
-        dense=dense,
-        content=dense if content is None else content,
+        dense=max(candidates.cosine.values(), default=0.0),
+        content=content,
         unknown=candidates.lexical.unknown,
         speakers=frozenset(k for m in facts for k in m.speaker_keys),
         covered=candidates.lexical.covered,
