@@ -82,11 +82,9 @@ def gather(
     search_content: bool = True,
 ) -> Candidates:
     """Reads the candidates: those known without the message's vector (BM25's, and `known`)
-    while it is computed, then FAISS's for the message and for each of its parts, and for its
-    `content` (the message without its people's names, graph/recall/content.py) when it has
-    one and `search_content` (a learnt ranker's or a bench's: the hand blends' candidates stay
-    theirs). `nouns`, the nouns the message's questions name, only inform
-    `LexicalScores.unmentioned`."""
+    while it is computed, then FAISS's for the message, each of its parts, and its `content`
+    (without its people's names, graph/recall/content.py) if `search_content` (a learnt
+    ranker's or a bench's: the hand blends' stay theirs). `nouns` only inform `unmentioned`."""
     user_id, config = request.user_id, request.config
     caches = reads.caches
     laps = Laps()
