@@ -64,9 +64,9 @@ def test_the_answer_someone_else_gave_is_in_the_block(history: Api) -> None:
 
 
 @pytest.mark.xfail(
-    reason="issue 56, open: no fixed lift is left, but the trees learn who said a turn where 96% "
-    "of LoCoMo's evidence is said by the person asked about, and rank Sam's turn about his "
-    "sister's garden above Ana's answer (docs/retrieval.md, 'The speaker, learnt')",
+    reason="issue 56's strict form, left: no fixed lift is left, but the trees learn who said a "
+    "turn where 96% of LoCoMo's evidence is said by the person asked about, and rank Sam's turn "
+    "about his sister's garden above Ana's answer (docs/retrieval.md, 'The speaker, learnt')",
     strict=False,
 )
 def test_a_third_person_question_about_the_main_speaker_finds_who_answered(history: Api) -> None:
