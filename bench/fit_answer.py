@@ -29,14 +29,13 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
 
 import lightgbm as lgb
 import numpy as np
-from fit_confidence import auroc, bootstrap, kind, predict  # bench/, beside this file
+from fit_confidence import auroc, binned, bootstrap, kind, predict  # bench/, beside this file
 from fit_confidence import fit as logistic_fit
 from sklearn.model_selection import GroupKFold
-from train_ranker import Question, fit
+from train_ranker import Question, boosting, fit
 
 from graph.recall.confidence import Signals, confidence
 from graph.recall.features import NAMES
@@ -44,12 +43,12 @@ from graph.recall.ranker import shipped
 
 TOP = 10  # the candidates judged: a block shows eight to ten
 FOLDS = 5
-SEED = 7
 SCALE, LEAVES, ROUNDS = 5.0, 7, 100  # the shipped trees' setting (graph/recall/learnt.json)
 SIGNALS = [f.name for f in fields(Signals)]
 RANKED = ["ranker_score", "ranker_rank", "ranker_gap"]
 INPUTS = [*NAMES, *RANKED, *(f"signal_{n}" for n in SIGNALS)]  # the ranker has a `content` too
 RATES = (0.01, 0.02, 0.04)  # the answerable blocks a floor may empty
+EDGES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01)  # calibration bins
 
 
 @dataclass
@@ -127,23 +126,6 @@ def inputs(a: Asked, score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.hstack([a.x[order], ranked, query]), a.y[order]
 
 
-def params() -> dict[str, Any]:
-    return {
-        "objective": "binary",
-        "num_leaves": 7,
-        "learning_rate": 0.05,
-        "min_data_in_leaf": 50,
-        "feature_fraction": 0.8,
-        "bagging_fraction": 0.8,
-        "bagging_freq": 1,
-        "deterministic": True,
-        "force_row_wise": True,
-        "num_threads": 1,
-        "seed": SEED,
-        "verbose": -1,
-    }
-
-
 def fit_answer(asked: Sequence[Asked], scores: Sequence[np.ndarray], rounds: int) -> lgb.Booster:
     """The pointwise model; each data set's questions weigh the same in all."""
     per_set: dict[int, int] = {}
@@ -162,7 +144,8 @@ def fit_answer(asked: Sequence[Asked], scores: Sequence[np.ndarray], rounds: int
         feature_name=INPUTS,
         params={"verbose": -1},
     )
-    return lgb.train(params(), data, num_boost_round=rounds)
+    params = {"objective": "binary", **boosting(LEAVES)}
+    return lgb.train(params, data, num_boost_round=rounds)
 
 
 def block(model: lgb.Booster, a: Asked, score: np.ndarray) -> float:
@@ -214,8 +197,8 @@ def stacked(asked: Sequence[Asked], raw: np.ndarray, scores: Sequence[np.ndarray
     """Out of fold: one logistic over the shipped confidence's log-odds, the ranker's `summary`
     and the answer model's block score (each data set weighted by the square root of its share,
     as bench/fit_confidence.py weighs them)."""
-    shipped_logit = np.log(np.array([a.shipped for a in asked]).clip(1e-6, 1 - 1e-6))
-    shipped_logit -= np.log1p(-np.array([a.shipped for a in asked]).clip(1e-6, 1 - 1e-6))
+    shipped = np.array([a.shipped for a in asked]).clip(1e-6, 1 - 1e-6)
+    shipped_logit = np.log(shipped / (1 - shipped))
     x = np.column_stack(
         [shipped_logit, np.array([summary(a, s) for a, s in zip(asked, scores, strict=True)]), raw]
     )
@@ -260,20 +243,6 @@ def report(name: str, asked: Sequence[Asked], models: dict[str, np.ndarray]) -> 
             )
 
 
-def calibration(asked: Sequence[Asked], prob: np.ndarray) -> None:
-    """Per probability bin: questions, the mean probability and the share answerable."""
-    y = answerable(asked)
-    edges = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01]
-    print("| probability | questions | mean | answerable |\n|---|---|---|---|")
-    for low, high in zip(edges, edges[1:], strict=False):
-        mine = (prob >= low) & (prob < high)
-        if mine.any():
-            print(
-                f"| {low:.1f}–{min(high, 1.0):.1f} | {int(mine.sum())} | {prob[mine].mean():.2f} "
-                f"| {y[mine].mean():.2f} |"
-            )
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dir", required=True, help="where rk-NAME.jsonl and sig-NAME.jsonl are")
@@ -314,7 +283,7 @@ def main() -> None:
     at = 0
     for n, s in zip(names, sets, strict=True):
         print(f"\ncalibration of the answer model on {n} (out of fold):\n")
-        calibration(s, prob[at : at + len(s)])
+        binned(prob[at : at + len(s)], answerable(s), EDGES, "probability")
         at += len(s)
 
 

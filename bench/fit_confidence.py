@@ -37,7 +37,7 @@ import argparse
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -275,16 +275,20 @@ def curve(rows: list[dict[str, Any]], conf: np.ndarray, grid: list[tuple[float, 
 
 def calibration_table(rows: list[dict[str, Any]], conf: np.ndarray) -> None:
     """Per confidence bin: questions, mean confidence and the share answerable."""
-    print("| confidence | questions | mean confidence | answerable |")
+    binned(conf, labels(rows), (0.0, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01), "confidence")
+
+
+def binned(score: np.ndarray, y: np.ndarray, edges: Sequence[float], name: str) -> None:
+    """Per bin of `score` between `edges`: questions, the mean `name` and the share answerable
+    (`y`); also bench/fit_answer.py's calibration."""
+    print(f"| {name} | questions | mean {name} | answerable |")
     print("|---|---|---|---|")
-    y = labels(rows)
-    edges = [0.0, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01]
     for low, high in zip(edges, edges[1:], strict=False):
-        mine = (conf >= low) & (conf < high)
+        mine = (score >= low) & (score < high)
         if mine.any():
             print(
                 f"| {low:.1f}–{min(high, 1.0):.1f} | {int(mine.sum())} "
-                f"| {conf[mine].mean():.2f} | {y[mine].mean():.2f} |"
+                f"| {score[mine].mean():.2f} | {y[mine].mean():.2f} |"
             )
 
 

@@ -138,6 +138,13 @@ def params(leaves: int) -> dict[str, Any]:
         "objective": "lambdarank",
         "label_gain": [0, 1],
         "lambdarank_truncation_level": 20,
+        **boosting(leaves),
+    }
+
+
+def boosting(leaves: int) -> dict[str, Any]:
+    """The trees' shape and LightGBM's deterministic mode (bench/fit_answer.py's model too)."""
+    return {
         "num_leaves": leaves,
         "learning_rate": 0.05,
         "min_data_in_leaf": 50,
