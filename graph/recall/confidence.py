@@ -88,9 +88,9 @@ class Signals:
     # English): "what is my blood type?" of a history that never says "blood"
     unmentioned: float = 0.0
     # the best cosine of a candidate to the message without the names of the people it is
-    # about (`dense` when it names none, or no learnt ranker reads that cosine): a name in the
-    # message brings every turn of that person closer, whatever they said ("what is the name
-    # of Caroline's dentist?" reaches 0.5 by the name alone)
+    # about (`dense` when it names none): a name in the message brings every turn of that
+    # person closer, whatever they said ("what is the name of Caroline's dentist?" reaches 0.5
+    # by the name alone)
     content: float = 0.0
 
 
