@@ -52,24 +52,32 @@ def keyed(
         embedder,
         api_keys=";".join(f"{k}={u}" for u, k in KEYS.items()),
     )
-    inputs = [
-        {
-            "userId": "mel",
-            "text": text,
-            "speaker": speaker,
-            "sessionId": "s1",
-            "occurredAt": f"2026-10-0{i + 1}T10:00:00Z",
-        }
-        for i, (speaker, text) in enumerate(TURNS)
-    ]
-    body = api.raw(REMEMBER_MANY, headers=_auth("mel"), inputs=inputs)
-    assert "errors" not in body, body
+    _remember(api, "mel", TURNS, "s1", first_day=1)
     yield api
     close_api(api)
 
 
 def _auth(user: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {KEYS[user]}"}
+
+
+def _remember(
+    api: Api, user: str, turns: list[tuple[str, str]], session: str, first_day: int
+) -> None:
+    """`turns` (speaker, text) into one session of `user`'s, through their key, a day apart
+    from 2026-10-`first_day` on."""
+    inputs = [
+        {
+            "userId": user,
+            "text": text,
+            "speaker": speaker,
+            "sessionId": session,
+            "occurredAt": f"2026-10-{first_day + i:02d}T10:00:00Z",
+        }
+        for i, (speaker, text) in enumerate(turns)
+    ]
+    body = api.raw(REMEMBER_MANY, headers=_auth(user), inputs=inputs)
+    assert "errors" not in body, body
 
 
 def _context(api: Api, key: str, user: str, message: str, **extra: Any) -> dict[str, Any]:
@@ -203,17 +211,7 @@ CHAT = [
 
 @pytest.fixture(scope="module")
 def chat(keyed: Api) -> Api:
-    inputs = [
-        {
-            "userId": "sam",
-            "text": text,
-            "speaker": speaker,
-            "sessionId": "c1",
-            "occurredAt": f"2026-10-1{i}T10:00:00Z",
-        }
-        for i, (speaker, text) in enumerate(CHAT)
-    ]
-    assert "errors" not in keyed.raw(REMEMBER_MANY, headers=_auth("sam"), inputs=inputs)
+    _remember(keyed, "sam", CHAT, "c1", first_day=10)
     return keyed
 
 
